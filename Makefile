@@ -1,0 +1,35 @@
+# The two commands a fresh machine needs: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+
+.PHONY: demo test test-slow bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install --quiet --upgrade pip
+
+# One stamp per extra set, refreshed whenever the package metadata changes.
+$(VENV)/.installed: setup.cfg pyproject.toml | $(PY)
+	$(PIP) install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: setup.cfg pyproject.toml | $(PY)
+	$(PIP) install --quiet -e '.[test]'
+	touch $@
+
+demo: $(VENV)/.installed
+	$(VENV)/bin/sipkl demo
+
+test: $(VENV)/.installed-test
+	$(PY) -m pytest -q
+
+test-slow: $(VENV)/.installed-test
+	$(PY) -m pytest -q -m slow
+
+bench: $(VENV)/.installed
+	$(PY) benchmarks/finite_mkl.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,0 +1,264 @@
+"""The column-generation engine: one loop for every master and every oracle.
+
+    repeat
+        master:  solve the restricted master over the current columns
+                 -> weights, price matrix W, threshold λ, objective, gap
+        oracle:  θ* = argmax_θ <W, K(θ)>  (up to ``n_price`` distinct candidates)
+        stop?    (one rule, :meth:`ColumnGeneration.stop_reason`)
+        add the candidates with <W, K(θ)> > λ + tol·|λ|
+    until stop
+
+The engine knows neither which master nor which oracle it runs: a master is any object with
+``solve(grams, warm_start) -> MasterSolution`` and an oracle any object with
+``price(round) -> OracleResult`` (see :class:`Master` and :class:`Oracle`).
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Optional, Protocol, Sequence
+
+import numpy as np
+from scipy.optimize import OptimizeResult
+
+from solvers import Attempt, Status
+
+from .kernels.base import KernelFamily
+from .price import PriceMatrix
+from .workspace import Column, PricingProblem, Workspace
+
+
+@dataclass
+class MasterSolution:
+    """What a restricted master hands back after each solve.
+
+    ``weights`` are the kernel weights of the columns (in order), ``price`` the price matrix W,
+    ``threshold`` λ (a column is worth adding iff its price exceeds it), ``objective`` the
+    master's objective (minimized), ``gap`` its own optimality gap (absolute), ``model`` what
+    prediction needs (e.g. α and b), ``column_prices`` the price of each current column.
+    """
+
+    weights: np.ndarray
+    objective: float
+    price: PriceMatrix
+    threshold: float
+    gap: float
+    status: Status
+    model: dict = field(default_factory=dict)
+    column_prices: Optional[np.ndarray] = None
+    attempts: list = field(default_factory=list)
+
+
+@dataclass
+class PricingRound:
+    """The input of an oracle: one pricing problem per concrete family, and context."""
+
+    problems: list[PricingProblem]
+    X: np.ndarray
+    columns: list[Column]
+    threshold: float
+    n_price: int
+    rng: np.random.Generator
+
+
+@dataclass
+class OracleResult:
+    """Best candidates (best first), their prices, and how they were found.
+
+    ``upper_bound`` is a proven bound on max_θ <W, K(θ)> when the oracle is global over the
+    whole family (``None`` otherwise).
+    """
+
+    columns: list[Column]
+    scores: np.ndarray
+    n_evals: int
+    status: Status = Status.OPTIMAL
+    upper_bound: Optional[float] = None
+    attempts: list = field(default_factory=list)
+
+
+class Master(Protocol):
+    def solve(self, grams: Sequence[np.ndarray], warm_start: Optional[np.ndarray]) -> MasterSolution: ...
+
+
+class Oracle(Protocol):
+    def price(self, round: PricingRound) -> OracleResult: ...
+
+
+class CGResult(OptimizeResult):
+    """Result of a column-generation run (a :class:`scipy.optimize.OptimizeResult`).
+
+    Attributes: ``status`` (why it stopped), ``message``, ``success``, ``objective``,
+    ``threshold`` (λ), ``best_price``, ``gap`` (master gap), ``columns``, ``weights``,
+    ``master`` (last :class:`MasterSolution`), ``nit``, ``history`` (dict of per-iteration
+    lists: objective, threshold, best_price, gap, n_columns, master_time, pricing_time,
+    time), ``attempts`` (every solver fallback, tagged with its iteration).
+    """
+
+
+#: statuses meaning "the run reached its stop rule", as opposed to a limit or a failure
+CONVERGED = ("optimal", "objective_stalled")
+
+
+class ColumnGeneration:
+    """Column generation on a semi-infinite program.
+
+    Parameters
+    ----------
+    master : Master
+    oracle : Oracle
+    tol : float
+        Relative pricing tolerance: stop when no column prices above ``λ + tol·|λ|``.
+    obj_tol : float
+        Stop when the objective decreased by less than ``obj_tol·|objective|`` in one
+        iteration (gehler_nowozin §4.1 used 0.01 %, i.e. ``1e-4``); ``0`` disables it.
+    max_iter, time_limit : stop after that many master solves / seconds.
+    n_price : int
+        Columns added per iteration at most (multiple pricing).
+    prune : bool
+        Drop columns whose weight is zero (≤ 1e-9 · max weight) after each master solve.
+    callback : callable, optional
+        ``callback(intermediate_result)`` after each iteration; raise ``StopIteration`` to stop.
+    verbose : int
+        ``> 0`` prints one line per iteration.
+    random_state : int, Generator or None
+        Seeds the oracle's random starts.
+    """
+
+    def __init__(self, master: Master, oracle: Oracle, *, tol: float = 1e-4, obj_tol: float = 0.0,
+                 max_iter: int = 100, time_limit: Optional[float] = None, n_price: int = 5,
+                 prune: bool = True, callback: Optional[Callable] = None, verbose: int = 0,
+                 random_state=None):
+        if not callable(getattr(master, "solve", None)):
+            raise TypeError(f"master must have a solve(grams, warm_start) method, got {master!r}")
+        if not callable(getattr(oracle, "price", None)):
+            raise TypeError(f"oracle must have a price(round) method, got {oracle!r}")
+        self.master, self.oracle = master, oracle
+        self.tol, self.obj_tol, self.max_iter = tol, obj_tol, max_iter
+        self.time_limit, self.n_price, self.prune = time_limit, n_price, prune
+        self.callback, self.verbose, self.random_state = callback, verbose, random_state
+
+    # -- the one stop rule -----------------------------------------------------------
+    def stop_reason(self, it: int, elapsed: float, sol: MasterSolution, best_price: float,
+                    previous_objective: Optional[float], n_new: int) -> Optional[str]:
+        if best_price <= sol.threshold + self.tol * abs(sol.threshold):
+            return "optimal"
+        if (previous_objective is not None and self.obj_tol > 0
+                and previous_objective - sol.objective < self.obj_tol * abs(sol.objective)):
+            return "objective_stalled"
+        if n_new == 0:
+            return "no_new_column"
+        if it + 1 >= self.max_iter:
+            return "iteration_limit"
+        if self.time_limit is not None and elapsed >= self.time_limit:
+            return "time_limit"
+        return None
+
+    # -- the loop --------------------------------------------------------------------
+    def run(self, family: KernelFamily, X: np.ndarray, columns: Sequence[Column]) -> CGResult:
+        """Run from the initial ``columns`` on training points ``X`` for ``family``."""
+        start = time.perf_counter()
+        rng = np.random.default_rng(self.random_state)
+        space = Workspace(X)
+        members = family.members(X.shape[1])
+        columns = list(dict.fromkeys(columns))
+        if not columns:
+            raise ValueError("columns: at least one initial column is needed")
+        history = {k: [] for k in ("objective", "threshold", "best_price", "gap", "n_columns",
+                                   "master_time", "pricing_time", "time")}
+        attempts: list[tuple[int, Attempt]] = []
+        weights = None
+        best = None  # (columns, MasterSolution) of the last successful master solve
+        previous_objective = None
+        status, message, pricing = "iteration_limit", "", None
+        it = -1
+        try:
+            for it in range(self.max_iter):
+                t0 = time.perf_counter()
+                sol = self.master.solve([space.gram(c) for c in columns], weights)
+                t_master = time.perf_counter() - t0
+                attempts += [(it, a) for a in sol.attempts if a.status is not Status.OPTIMAL]
+                if not (sol.status.usable and np.isfinite(sol.objective)
+                        and np.all(np.isfinite(sol.weights))):
+                    status = "master_failed"
+                    message = f"master returned status {sol.status.value} at iteration {it}"
+                    break
+                if sol.status is Status.OPTIMAL_INACCURATE:
+                    warnings.warn(f"master solution inaccurate at iteration {it}", RuntimeWarning)
+                columns, sol = self._pruned(columns, sol)
+                space.forget(columns)
+                weights, best = sol.weights, (list(columns), sol)
+
+                t0 = time.perf_counter()
+                problems = [space.pricing_problem(f, sol.price) for f in members]
+                pricing = self.oracle.price(PricingRound(problems, X, list(columns), sol.threshold,
+                                                         self.n_price, rng))
+                t_pricing = time.perf_counter() - t0
+                attempts += [(it, a) for a in pricing.attempts if a.status is not Status.OPTIMAL]
+                best_price = float(pricing.scores[0]) if len(pricing.scores) else -np.inf
+                cut = sol.threshold + self.tol * abs(sol.threshold)
+                new = [c for c, s in zip(pricing.columns, pricing.scores)
+                       if s > cut and c not in columns][: self.n_price]
+
+                for key, value in (("objective", sol.objective), ("threshold", sol.threshold),
+                                   ("best_price", best_price), ("gap", sol.gap),
+                                   ("n_columns", len(columns)), ("master_time", t_master),
+                                   ("pricing_time", t_pricing),
+                                   ("time", time.perf_counter() - start)):
+                    history[key].append(value)
+                if self.verbose > 0:
+                    print(f"iter {it:3d}  t={history['time'][-1]:7.2f}s  obj={sol.objective:.6g}  "
+                          f"λ={sol.threshold:.6g}  best price={best_price:.6g}  "
+                          f"columns={len(columns)}  new={len(new)}")
+                if self.callback is not None:
+                    try:
+                        self.callback(self._result(best, history, attempts, it, "running", "",
+                                                   pricing))
+                    except StopIteration:
+                        status, message = "callback", "callback raised StopIteration"
+                        break
+                status = self.stop_reason(it, time.perf_counter() - start, sol, best_price,
+                                          previous_objective, len(new))
+                if status is not None:
+                    message = _MESSAGES[status]
+                    break
+                previous_objective = sol.objective
+                columns = columns + new
+                weights = np.concatenate([weights, np.zeros(len(new))])
+        except KeyboardInterrupt:
+            status, message = "interrupted", "interrupted by the user (KeyboardInterrupt)"
+        if best is None:
+            raise RuntimeError(f"column generation failed before any master solution: {message}")
+        return self._result(best, history, attempts, it, status, message, pricing)
+
+    def _pruned(self, columns, sol: MasterSolution):
+        if not self.prune or len(columns) == 1:
+            return columns, sol
+        keep = sol.weights > 1e-9 * sol.weights.max()
+        if keep.all():
+            return columns, sol
+        sol.weights = sol.weights[keep]
+        if sol.column_prices is not None:
+            sol.column_prices = sol.column_prices[keep]
+        return [c for c, k in zip(columns, keep) if k], sol
+
+    @staticmethod
+    def _result(best, history, attempts, it, status, message, pricing) -> CGResult:
+        columns, sol = best
+        return CGResult(status=status, message=message, success=status in CONVERGED,
+                        objective=sol.objective, threshold=sol.threshold,
+                        best_price=history["best_price"][-1] if history["best_price"] else None,
+                        gap=sol.gap, columns=list(columns), weights=np.array(sol.weights),
+                        master=sol, pricing=pricing, nit=it + 1,
+                        history={k: list(v) for k, v in history.items()},
+                        attempts=list(attempts))
+
+
+_MESSAGES = {
+    "optimal": "no column prices above the threshold λ(1 + tol)",
+    "objective_stalled": "relative objective decrease below obj_tol",
+    "no_new_column": "every violating candidate is already a column (master inaccuracy?)",
+    "iteration_limit": "max_iter reached",
+    "time_limit": "time_limit reached",
+}

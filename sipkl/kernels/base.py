@@ -1,0 +1,126 @@
+"""Kernel families: continuously parameterized kernels ``k_θ`` with θ in a box.
+
+A family knows its parameter box, builds ``K(θ)`` between two point sets, and evaluates the
+price ``<W, K(θ)>_F`` with its gradient in θ using matrix products only. Pairwise data that
+does not depend on θ (distances, selected features) is computed once by :meth:`geometry` and
+reused: the column-generation engine caches it for the whole fit and restricts it to the
+support of the price matrix with :meth:`restrict`.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def squared_distances(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """‖x_i − y_j‖² through one matrix product, clipped at 0 against round-off."""
+    d2 = (X * X).sum(1)[:, None] + (Y * Y).sum(1)[None, :] - 2.0 * (X @ Y.T)
+    np.maximum(d2, 0.0, out=d2)
+    if X is Y:
+        np.fill_diagonal(d2, 0.0)
+    return d2
+
+
+def check_bounds(bounds, name: str = "bounds", nonnegative: bool = True) -> tuple[float, float]:
+    """Validate a ``(lower, upper)`` pair of finite floats with lower < upper."""
+    try:
+        lo, hi = (float(b) for b in bounds)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name} must be a pair (lower, upper) of numbers, got {bounds!r}") from None
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise ValueError(f"{name} must be finite, got {bounds!r}")
+    if lo >= hi:
+        raise ValueError(f"{name}: lower bound {lo} must be smaller than upper bound {hi}")
+    if nonnegative and lo < 0:
+        raise ValueError(f"{name}: parameters of this family are non-negative, got lower={lo}")
+    return lo, hi
+
+
+class KernelFamily:
+    """Base class of kernel families.
+
+    Subclasses implement :meth:`n_params`, :meth:`param_bounds`, :meth:`_geometry`,
+    :meth:`gram_from` and :meth:`price_and_grad`; the rest has generic defaults.
+    ``features`` restricts the family to a subset of the input columns.
+    """
+
+    #: a finite family (a list of candidates) has no gradient and is priced by enumeration
+    finite = False
+
+    def __init__(self, features=None):
+        self.features = features
+
+    # -- structure -------------------------------------------------------------------
+    def members(self, n_features: int) -> list["KernelFamily"]:
+        """Concrete families making up this one (a union has several)."""
+        return [self]
+
+    def n_params(self, n_features: int) -> int:
+        raise NotImplementedError
+
+    def param_bounds(self, n_features: int) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def validate_theta(self, theta, n_features: int) -> np.ndarray:
+        theta = np.atleast_1d(np.asarray(theta, dtype=float))
+        if theta.shape != (self.n_params(n_features),):
+            raise ValueError(f"theta must have shape ({self.n_params(n_features)},) for "
+                             f"{self!r}, got {theta.shape}")
+        if not np.all(np.isfinite(theta)):
+            raise ValueError(f"theta must be finite, got {theta}")
+        return theta
+
+    # -- pairwise data ---------------------------------------------------------------
+    def _select(self, X):
+        return X if self.features is None else X[:, list(self.features)]
+
+    def geometry(self, X, Y=None):
+        """θ-independent pairwise data of ``X`` against ``Y`` (``Y=None``: X against itself)."""
+        Xs = self._select(X)
+        return self._geometry(Xs, Xs if Y is None else self._select(Y))
+
+    def _geometry(self, X, Y):
+        return X, Y
+
+    def restrict(self, geom, idx):
+        """The square geometry of ``X`` restricted to the points ``idx``."""
+        X, _ = geom
+        Xr = X[idx]
+        return Xr, Xr
+
+    # -- kernel values ---------------------------------------------------------------
+    def gram_from(self, geom, theta) -> np.ndarray:
+        raise NotImplementedError
+
+    def gram(self, theta, X, Y=None) -> np.ndarray:
+        """Gram matrix ``K(θ)[i, j] = k_θ(X[i], Y[j])``."""
+        X = np.asarray(X, dtype=float)
+        theta = self.validate_theta(theta, X.shape[1])
+        return self.gram_from(self.geometry(X, None if Y is None else np.asarray(Y, float)),
+                              theta)
+
+    def price_and_grad(self, geom, theta, W) -> tuple[float, np.ndarray]:
+        """``<W, K(θ)>`` and its gradient in θ, for a square geometry and dense W."""
+        raise NotImplementedError
+
+    def prices(self, geom, thetas, W) -> np.ndarray:
+        """``<W, K(θ)>`` for each row of ``thetas`` (vectorized where the family can)."""
+        return np.array([np.sum(W * self.gram_from(geom, t)) for t in thetas])
+
+    # -- candidate points ------------------------------------------------------------
+    def grid(self, X, size: int, random_state=None) -> np.ndarray:
+        """A default finite candidate list of about ``size`` parameters."""
+        return self.starting_points(X, size, random_state)
+
+    def starting_points(self, X, n: int, random_state=None) -> np.ndarray:
+        """``n`` starting points: a deterministic spread, then random draws."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        params = {k: v for k, v in vars(self).items() if not k.startswith("_") and v is not None}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and repr(self) == repr(other)
+
+    def __hash__(self):
+        return hash(repr(self))

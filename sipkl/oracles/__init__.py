@@ -1,0 +1,24 @@
+"""Pricing oracles: each has ``price(round) -> OracleResult`` (see :mod:`sipkl.engine`).
+
+An oracle maximizes ``<W, K(θ)>`` over the box of every concrete family in the round and
+returns its best distinct candidates, best first, that are not already columns.
+"""
+from .grid import GridOracle
+from .ipopt import IpoptOracle
+from .common import best_distinct
+
+__all__ = ["GridOracle", "IpoptOracle", "best_distinct", "make_oracle"]
+
+
+def make_oracle(oracle):
+    """An oracle object from a name (``"grid"``, ``"ipopt"``) or an oracle instance."""
+    if isinstance(oracle, str):
+        names = {"grid": GridOracle, "ipopt": IpoptOracle}
+        if oracle not in names:
+            raise ValueError(f"oracle must be one of {sorted(names)} or an object with a "
+                             f"price(round) method, got {oracle!r}")
+        return names[oracle]()
+    if not callable(getattr(oracle, "price", None)):
+        raise TypeError(f"oracle must be a name or an object with a price(round) method, "
+                        f"got {type(oracle).__name__}")
+    return oracle

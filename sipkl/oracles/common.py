@@ -1,0 +1,29 @@
+"""Selection of the best distinct candidates, shared by the oracles."""
+from __future__ import annotations
+
+import numpy as np
+
+
+def best_distinct(candidates, n: int, exclude=(), rtol: float = 1e-5):
+    """The ``n`` best of ``candidates`` (``(score, column)`` pairs), pairwise distinct.
+
+    Two columns are the same when they share their family and their parameters agree to
+    ``rtol·(1 + |θ|)`` in every coordinate; columns in ``exclude`` are skipped.
+    """
+    chosen = []
+    taken = list(exclude)
+    for score, column in sorted(candidates, key=lambda sc: -sc[0]):
+        if len(chosen) == n:
+            break
+        if not np.isfinite(score) or any(_same(column, c, rtol) for c in taken):
+            continue
+        chosen.append((score, column))
+        taken.append(column)
+    return [c for _, c in chosen], np.array([s for s, _ in chosen])
+
+
+def _same(a, b, rtol):
+    if a.family != b.family:
+        return False
+    ta, tb = np.asarray(a.theta), np.asarray(b.theta)
+    return bool(np.all(np.abs(ta - tb) <= rtol * (1.0 + np.abs(ta))))

@@ -1,0 +1,80 @@
+"""Per-fit caches: θ-independent geometry, Gram matrices of columns, pricing problems."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .kernels.base import KernelFamily
+from .price import PriceMatrix
+
+
+@dataclass(frozen=True)
+class Column:
+    """One kernel of the restricted master: a concrete family and its parameter θ."""
+
+    family: KernelFamily
+    theta: tuple
+
+    @classmethod
+    def make(cls, family, theta) -> "Column":
+        return cls(family, tuple(float(t) for t in np.atleast_1d(theta)))
+
+    def __repr__(self):
+        return f"Column({self.family!r}, θ={np.round(self.theta, 6).tolist()})"
+
+
+class Workspace:
+    """Caches, for one training set ``X``, each family's geometry and each column's Gram matrix."""
+
+    def __init__(self, X: np.ndarray):
+        self.X = X
+        self._geometry: dict[KernelFamily, object] = {}
+        self._grams: dict[Column, np.ndarray] = {}
+
+    def geometry(self, family: KernelFamily):
+        if family not in self._geometry:
+            self._geometry[family] = family.geometry(self.X)
+        return self._geometry[family]
+
+    def gram(self, column: Column) -> np.ndarray:
+        if column not in self._grams:
+            self._grams[column] = column.family.gram_from(self.geometry(column.family),
+                                                          np.asarray(column.theta))
+        return self._grams[column]
+
+    def forget(self, keep) -> None:
+        """Drop cached Gram matrices of columns not in ``keep`` (pruned columns)."""
+        keep = set(keep)
+        for column in [c for c in self._grams if c not in keep]:
+            del self._grams[column]
+
+    def pricing_problem(self, family: KernelFamily, price: PriceMatrix) -> "PricingProblem":
+        idx = price.support
+        return PricingProblem(family, family.restrict(self.geometry(family), idx),
+                              price.on_support, self.X.shape[1])
+
+
+class PricingProblem:
+    """``θ ↦ <W, K(θ)>`` for one concrete family, restricted to the support of W.
+
+    This is what an oracle maximizes. It counts kernel evaluations in ``n_evals``.
+    """
+
+    def __init__(self, family: KernelFamily, geometry, W: np.ndarray, n_features: int):
+        self.family, self.geometry, self.W = family, geometry, W
+        self.n_features = n_features
+        self.lower, self.upper = family.param_bounds(n_features)
+        self.n_evals = 0
+
+    def value_and_grad(self, theta) -> tuple[float, np.ndarray]:
+        self.n_evals += 1
+        return self.family.price_and_grad(self.geometry, np.asarray(theta, float), self.W)
+
+    def values(self, thetas) -> np.ndarray:
+        thetas = np.asarray(thetas, float).reshape(len(thetas), -1)
+        self.n_evals += len(thetas)
+        return self.family.prices(self.geometry, thetas, self.W)
+
+    def column(self, theta) -> Column:
+        return Column.make(self.family, theta)

@@ -1,0 +1,11 @@
+"""Kernel-agnostic numerical back-ends used by :mod:`sipkl`.
+
+Nothing in this package imports :mod:`sipkl`: each function takes arrays and callables and
+returns plain results with a normalized status (see :mod:`solvers.status`).
+"""
+from .status import Attempt, Status
+from .box_nlp import maximize_box
+from .cvx import solve_cvxpy
+from .svm import SVMSolution, solve_svm_dual
+
+__all__ = ["Attempt", "Status", "maximize_box", "solve_cvxpy", "SVMSolution", "solve_svm_dual"]

@@ -1,0 +1,61 @@
+"""Solve a cvxpy problem with a preference list of solvers and explicit fallback."""
+from __future__ import annotations
+
+import time
+import warnings
+from typing import Sequence
+
+import cvxpy as cp
+
+from .status import Attempt, Status
+
+DEFAULT_SOLVERS = ("CLARABEL", "ECOS", "SCS")
+
+
+def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS,
+                **solver_options) -> tuple[Status, list[Attempt]]:
+    """Solve ``problem`` with the first solver of ``solvers`` that gives a usable answer.
+
+    Every solver is called cold (``warm_start=False``): a warm start after a change of the
+    problem data can return a stale "optimal" with some back-ends. A solver that raises, is
+    not installed, or returns a non-optimal status is recorded as an :class:`Attempt` and the
+    next one is tried. ``optimal_inaccurate`` is accepted only if no later solver does better,
+    and a :class:`RuntimeWarning` says so.
+
+    Returns the final status and the list of attempts (the last one is the one in effect).
+    """
+    installed = set(cp.installed_solvers())
+    attempts: list[Attempt] = []
+    inaccurate_values = None
+    for name in solvers:
+        if name not in installed:
+            attempts.append(Attempt(name, Status.SOLVER_ERROR, "not installed"))
+            continue
+        start = time.perf_counter()
+        try:
+            problem.solve(solver=name, warm_start=False, **solver_options.get(name, {}))
+            status = Status.from_cvxpy(problem.status)
+            message = problem.status
+        except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
+            status, message = Status.SOLVER_ERROR, f"{type(exc).__name__}: {exc}"
+        attempts.append(Attempt(name, status, message, time.perf_counter() - start))
+        if status is Status.OPTIMAL:
+            return status, attempts
+        if status is Status.OPTIMAL_INACCURATE and inaccurate_values is None:
+            inaccurate_values = [v.value for v in problem.variables()], _duals(problem)
+    if inaccurate_values is not None:
+        # Restore the first inaccurate solution: later failing solvers may have overwritten it.
+        values, duals = inaccurate_values
+        for var, val in zip(problem.variables(), values):
+            var.value = val
+        for con, val in zip(problem.constraints, duals):
+            con.save_dual_value(val)
+        warnings.warn("cvxpy: only an 'optimal_inaccurate' solution was found "
+                      f"({', '.join(a.solver + '=' + a.status.value for a in attempts)})",
+                      RuntimeWarning, stacklevel=2)
+        return Status.OPTIMAL_INACCURATE, attempts
+    return (attempts[-1].status if attempts else Status.SOLVER_ERROR), attempts
+
+
+def _duals(problem: cp.Problem):
+    return [c.dual_value for c in problem.constraints]

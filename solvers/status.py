@@ -1,0 +1,48 @@
+"""Normalized solver statuses, in the spirit of cvxpy's ``s.OPTIMAL`` and friends."""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Status(str, enum.Enum):
+    """Outcome of one solver call, normalized across back-ends."""
+
+    OPTIMAL = "optimal"
+    OPTIMAL_INACCURATE = "optimal_inaccurate"
+    INFEASIBLE = "infeasible"
+    UNBOUNDED = "unbounded"
+    ITERATION_LIMIT = "iteration_limit"
+    SOLVER_ERROR = "solver_error"
+
+    @property
+    def usable(self) -> bool:
+        """True when the returned point may be used (possibly with a warning)."""
+        return self in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE, Status.ITERATION_LIMIT)
+
+    @classmethod
+    def from_cvxpy(cls, status: str | None) -> "Status":
+        if status is None:
+            return cls.SOLVER_ERROR
+        status = status.lower()
+        if status == "optimal":
+            return cls.OPTIMAL
+        if status.endswith("inaccurate") and status.startswith("optimal"):
+            return cls.OPTIMAL_INACCURATE
+        if status.startswith("infeasible"):
+            return cls.INFEASIBLE
+        if status.startswith("unbounded"):
+            return cls.UNBOUNDED
+        if "limit" in status:
+            return cls.ITERATION_LIMIT
+        return cls.SOLVER_ERROR
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One try of one back-end: kept in results so that no fallback is silent."""
+
+    solver: str
+    status: Status
+    message: str = ""
+    seconds: float = 0.0
