@@ -4,7 +4,8 @@ A restricted master hands a price matrix W to a pricing oracle, which searches a
 continuously parameterized kernel family for the column maximizing <W, K(θ)>.
 """
 from .engine import CGResult, ColumnGeneration, MasterSolution, OracleResult, PricingRound
-from .kernels import GaussianARD, GaussianIso, GaussianSeparate, KernelFamily, LearnedKernel
+from .kernels import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
+                      KernelUnion, Laplacian, LearnedKernel, Polynomial, Precomputed)
 from .price import PriceMatrix
 from .workspace import Column
 
@@ -12,4 +13,9 @@ __version__ = "0.1.0"
 
 __all__ = ["CGResult", "ColumnGeneration", "Column", "MasterSolution", "OracleResult",
            "PricingRound", "PriceMatrix", "KernelFamily", "GaussianIso", "GaussianSeparate",
-           "GaussianARD", "LearnedKernel"]
+           "GaussianARD", "Dirichlet", "Polynomial", "Laplacian", "Precomputed", "KernelUnion",
+           "LearnedKernel"]
+
+from .estimators import IKLClassifier  # noqa: E402  (needs the names above)
+
+__all__ += ["IKLClassifier"]

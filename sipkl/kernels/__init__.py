@@ -2,5 +2,7 @@
 from .base import KernelFamily
 from .gaussian import GaussianARD, GaussianIso, GaussianSeparate
 from .learned import LearnedKernel
+from .others import Dirichlet, KernelUnion, Laplacian, Polynomial, Precomputed
 
-__all__ = ["KernelFamily", "GaussianIso", "GaussianSeparate", "GaussianARD", "LearnedKernel"]
+__all__ = ["KernelFamily", "GaussianIso", "GaussianSeparate", "GaussianARD", "Dirichlet",
+           "Polynomial", "Laplacian", "Precomputed", "KernelUnion", "LearnedKernel"]

@@ -1,13 +1,16 @@
-"""Gaussian families of gehler_nowozin §4.2, parameterized as in the paper by θ ≥ 0:
+"""Gaussian families of gehler_nowozin §4.2, parameterized by scales s = θ² ≥ 0:
 
-* :class:`GaussianIso` ("single", eq. 11):   k(x, x′; θ) = exp(−θ² ‖x − x′‖²)
+* :class:`GaussianIso` ("single", eq. 11):   k(x, x′; s) = exp(−s ‖x − x′‖²)
 * :class:`GaussianSeparate` ("separate", eq. 12): one :class:`GaussianIso` per input
-  dimension d, k(x, x′; d, θ) = exp(−θ² ([x]_d − [x′]_d)²)
-* :class:`GaussianARD` ("products", eq. 13):   k(x, x′; θ) = exp(−Σ_d θ_d² ([x]_d − [x′]_d)²)
+  dimension d, k(x, x′; d, s) = exp(−s ([x]_d − [x′]_d)²)
+* :class:`GaussianARD` ("products", eq. 13):   k(x, x′; s) = exp(−Σ_d s_d ([x]_d − [x′]_d)²)
 
-In the usual bandwidth notation exp(−‖x − x′‖²/2σ²), θ = 1/(σ√2); in the scale notation
-exp(−s‖x − x′‖²) of the DC formulation, s = θ². The default box θ ∈ [0, 30] is the paper's
-(§4.4.1, data standardized to zero mean and unit variance).
+The paper writes θ² where we write s. We optimize over s because ∂k/∂θ_d vanishes at
+θ_d = 0 (a local search could never switch a dimension back on), while ∂k/∂s_d does not;
+s is also the variable in which the price is a difference of convex functions (the DC
+oracle). Other notations: bandwidth σ with exp(−‖x − x′‖²/2σ²) is s = 1/(2σ²); scikit-learn's
+``gamma`` is s. The default box s ∈ [0, 900] is the paper's θ ∈ [0, 30] (§4.4.1, data
+standardized to zero mean and unit variance).
 """
 from __future__ import annotations
 
@@ -15,7 +18,7 @@ import numpy as np
 
 from .base import KernelFamily, check_bounds, squared_distances
 
-#: scales (θ² · median squared distance) of the deterministic starting spread
+#: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
 _CHUNK_ELEMENTS = 2 ** 22  # bound on the temporary (candidates × pairs) block of `prices`
 
@@ -28,9 +31,9 @@ def _median_sqdist(X, max_points: int = 500) -> float:
 
 
 class GaussianIso(KernelFamily):
-    """Isotropic Gaussian, ``exp(−θ² ‖x − x′‖²)``, one parameter θ ∈ ``bounds``."""
+    """Isotropic Gaussian, ``exp(−s ‖x − x′‖²)``, one scale s ∈ ``bounds``."""
 
-    def __init__(self, bounds=(0.0, 30.0), features=None):
+    def __init__(self, bounds=(0.0, 900.0), features=None):
         super().__init__(features)
         self.bounds = bounds
 
@@ -48,17 +51,17 @@ class GaussianIso(KernelFamily):
         return geom[np.ix_(idx, idx)]
 
     def gram_from(self, geom, theta):
-        return np.exp(-(theta[0] ** 2) * geom)
+        return np.exp(-theta[0] * geom)
 
     def price_and_grad(self, geom, theta, W):
-        WK = W * np.exp(-(theta[0] ** 2) * geom)
-        return float(WK.sum()), np.array([-2.0 * theta[0] * np.sum(WK * geom)])
+        WK = W * np.exp(-theta[0] * geom)
+        return float(WK.sum()), np.array([-np.sum(WK * geom)])
 
     def prices(self, geom, thetas, W):
-        # Σ_ij W_ij e^{−θ² d_ij} over the upper triangle (the diagonal has d = 0).
+        # Σ_ij W_ij e^{−s d_ij} over the upper triangle (the diagonal has d = 0).
         iu = np.triu_indices(len(geom), 1)
         d2, w = geom[iu], 2.0 * W[iu]
-        s = np.asarray(thetas, float).reshape(-1) ** 2
+        s = np.asarray(thetas, float).reshape(-1)
         out = np.full(s.shape, float(np.trace(W)))
         step = max(1, _CHUNK_ELEMENTS // max(1, d2.size))
         for k in range(0, len(s), step):
@@ -67,17 +70,20 @@ class GaussianIso(KernelFamily):
 
     def starting_points(self, X, n, random_state=None):
         lo, hi = self.param_bounds(None)
-        base = 1.0 / np.sqrt(_median_sqdist(self._select(X)))
-        spread = base * np.sqrt(_SPREAD[:n])
+        base = 1.0 / _median_sqdist(self._select(X))
+        spread = base * _SPREAD[:n]
+        # random scales log-uniform from far below the data scale up to the top of the box
         rng = np.random.default_rng(random_state)
-        extra = base * np.exp(rng.uniform(np.log(0.1), np.log(10.0), max(0, n - len(spread))))
+        top = max(hi[0], 1e-3 * base)
+        extra = np.exp(rng.uniform(np.log(1e-3 * base), np.log(top), max(0, n - len(spread))))
         return np.clip(np.concatenate([spread, extra]), lo, hi)[:, None]
 
     def grid(self, X, size, random_state=None):
+        """``size`` scales log-spaced over 10⁻⁴ … 10⁴ times 1/median squared distance."""
         lo, hi = self.param_bounds(None)
-        base = 1.0 / np.sqrt(_median_sqdist(self._select(X)))
-        grid = np.geomspace(max(lo[0], base / 100), min(hi[0], base * 100), size)
-        return grid[:, None]
+        base = 1.0 / _median_sqdist(self._select(X))
+        grid = np.geomspace(base * 1e-4, base * 1e4, size)
+        return np.clip(grid, lo, hi)[:, None]  # the box may miss the data-scaled range
 
 
 class GaussianSeparate(KernelFamily):
@@ -86,7 +92,7 @@ class GaussianSeparate(KernelFamily):
     A column is a pair (dimension d, θ); the dimension is fixed by the member family.
     """
 
-    def __init__(self, bounds=(0.0, 30.0)):
+    def __init__(self, bounds=(0.0, 900.0)):
         super().__init__(None)
         self.bounds = bounds
 
@@ -96,12 +102,12 @@ class GaussianSeparate(KernelFamily):
 
 
 class GaussianARD(KernelFamily):
-    """Gaussian with one scale per dimension, ``exp(−Σ_d θ_d² ([x]_d − [x′]_d)²)`` (eq. 13).
+    """Gaussian with one scale per dimension, ``exp(−Σ_d s_d ([x]_d − [x′]_d)²)`` (eq. 13).
 
     ``n_features`` may be left ``None``: the dimension is then taken from the data.
     """
 
-    def __init__(self, n_features=None, bounds=(0.0, 30.0), features=None):
+    def __init__(self, n_features=None, bounds=(0.0, 900.0), features=None):
         super().__init__(features)
         self.n_features = n_features
         self.bounds = bounds
@@ -121,23 +127,30 @@ class GaussianARD(KernelFamily):
 
     def gram_from(self, geom, theta):
         X, Y = geom
-        return np.exp(-squared_distances(X * theta, X * theta if Y is X else Y * theta))
+        r = np.sqrt(theta)
+        return np.exp(-squared_distances(X * r, X * r if Y is X else Y * r))
 
     def price_and_grad(self, geom, theta, W):
         X, _ = geom
-        M = W * np.exp(-squared_distances(X * theta, X * theta))  # M = W ∘ K(θ)
+        Z = X * np.sqrt(theta)
+        M = W * np.exp(-squared_distances(Z, Z))  # M = W ∘ K(s)
         # Σ_ij M_ij ([x_i]_d − [x_j]_d)² = 2 Σ_i r_i [x_i]_d² − 2 Σ_i [x_i]_d [M X]_id, r = M1
         # (M is symmetric), so one n × n × D product gives the whole gradient.
         quad = 2.0 * (M.sum(1) @ (X * X)) - 2.0 * np.einsum("id,id->d", X, M @ X)
-        return float(M.sum()), -2.0 * theta * quad
+        return float(M.sum()), -quad
 
     def starting_points(self, X, n, random_state=None):
+        """Isotropic scales first (the spread of :class:`GaussianIso`), then random sparse
+        points: a random subset of 1 to 3 dimensions switched on at a data-scaled level."""
         Xs = self._select(X)
         p = Xs.shape[1]
         lo, hi = self.param_bounds(p)
-        base = 1.0 / np.sqrt(_median_sqdist(Xs))
-        spread = base * np.sqrt(_SPREAD[:n])[:, None] * np.ones(p)
+        spread = (_SPREAD[:n] / _median_sqdist(Xs))[:, None] * np.ones(p)
         rng = np.random.default_rng(random_state)
-        # random points: isotropic base times a log-uniform factor per dimension
-        extra = base * np.exp(rng.uniform(np.log(0.1), np.log(10.0), (max(0, n - len(spread)), p)))
+        n_extra = max(0, n - len(spread))
+        extra = np.zeros((n_extra, p))
+        for row in extra:  # loop over starting points, not samples
+            on = rng.choice(p, size=min(p, rng.integers(1, 4)), replace=False)
+            row[on] = np.exp(rng.uniform(np.log(0.1), np.log(10.0), len(on))) / (
+                len(on) * _median_sqdist(Xs[:, on]))
         return np.clip(np.vstack([spread, extra]), lo, hi)

@@ -95,7 +95,10 @@ class HingeMKLQCQP:
                                   np.nan, np.nan, status, attempts=attempts)
         a = np.clip(alpha.value, 0.0, C)
         a[a < 1e-9 * C] = 0.0
-        d = np.clip(np.array([float(c.dual_value) for c in quad]), 0.0, None)
+        # cvxpy reports the dual of a scalar constraint as an array of shape (1,); float() of
+        # such an array is an error under NumPy >= 2.4, hence .item().
+        d = np.clip(np.array([np.asarray(c.dual_value, dtype=float).item() for c in quad]),
+                    0.0, None)
         d = d / d.sum()
         Kd = sum(dm * K for dm, K in zip(d, grams))
         return _solution(grams, y, C, a, _bias(a, y, C, Kd), d, status, attempts)

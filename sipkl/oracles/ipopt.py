@@ -12,16 +12,20 @@ from .common import best_distinct
 class IpoptOracle:
     """Maximize ``<W, K(θ)>`` by local NLP solves from several starting points.
 
-    Starts, per family: the current columns of that family (warm starts), the family's
-    deterministic spread and random points, ``n_starts`` in all besides the columns.
+    Starts, per family: the current columns of that family (warm starts), and the
+    ``n_starts`` best of ``n_samples`` sample points (the family's deterministic spread, then
+    random points), each sample costing one price evaluation. Screening a large sample
+    finds basins that a few blind starts miss (e.g. the pair of signal dimensions of the
+    IKL chessboard, invisible to the gradient of either dimension alone).
     IPOPT runs with analytic gradients and a limited-memory Hessian; SciPy's L-BFGS-B takes
     over when cyipopt is missing or a start fails (``method="lbfgsb"`` uses it throughout).
     Each fallback is an attempt in the result. Not global: see the DC oracle for a bound.
     """
 
-    def __init__(self, n_starts: int = 8, method: str = "ipopt", tol: float = 1e-8,
-                 max_iter: int = 100):
-        self.n_starts, self.method, self.tol, self.max_iter = n_starts, method, tol, max_iter
+    def __init__(self, n_starts: int = 8, n_samples: int = 200, method: str = "ipopt",
+                 tol: float = 1e-6, max_iter: int = 100):
+        self.n_starts, self.n_samples = n_starts, n_samples
+        self.method, self.tol, self.max_iter = method, tol, max_iter
 
     def price(self, round: PricingRound) -> OracleResult:
         scored, attempts, n_evals, statuses = [], [], 0, []
@@ -30,16 +34,22 @@ class IpoptOracle:
                 raise ValueError(f"IpoptOracle needs a continuous family, got the finite "
                                  f"{problem.family!r}: use oracle='grid'")
             own = [c.theta for c in round.columns if c.family == problem.family]
-            starts = problem.family.starting_points(round.X, self.n_starts, round.rng)
+            sample = problem.family.starting_points(round.X, max(self.n_samples, self.n_starts),
+                                                    round.rng)
+            values = problem.values(sample)
+            screened, _ = best_distinct([(v, problem.column(t)) for v, t in zip(values, sample)],
+                                        self.n_starts)
+            starts = np.array([c.theta for c in screened])
             if own:
                 starts = np.vstack([np.array(own), starts])
             res = maximize_box(problem.value_and_grad, starts, problem.lower, problem.upper,
                                method=self.method, tol=self.tol, max_iter=self.max_iter)
-            n_evals += res.nfev
+            n_evals += res.nfev + len(sample)
             attempts += [a for a in res.attempts if a.solver != self.method or not a.status.usable]
             statuses += res.statuses
             scored += [(v, problem.column(x)) for v, x in zip(res.fun, res.x)]
-        columns, scores = best_distinct(scored, round.n_price, exclude=round.columns)
+        # local maxima found from different starts agree only to the solver's tolerance
+        columns, scores = best_distinct(scored, round.n_price, exclude=round.columns, rtol=1e-3)
         status = Status.OPTIMAL if any(s is Status.OPTIMAL for s in statuses) else (
             Status.OPTIMAL_INACCURATE if any(s.usable for s in statuses) else Status.SOLVER_ERROR)
         return OracleResult(columns, scores, n_evals, status=status, attempts=attempts)

@@ -1,0 +1,162 @@
+"""scikit-learn estimators built on the column-generation engine."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .engine import ColumnGeneration
+from .kernels import GaussianARD, GaussianIso, GaussianSeparate, KernelFamily, LearnedKernel
+from .masters import HingeMKLNewton, HingeMKLQCQP
+from .oracles import make_oracle
+from .workspace import Column
+
+FAMILIES = {"gaussian_iso": GaussianIso, "gaussian_separate": GaussianSeparate,
+            "gaussian_ard": GaussianARD}
+MASTERS = {"newton": HingeMKLNewton, "qcqp": HingeMKLQCQP}
+
+
+def make_family(family) -> KernelFamily:
+    """A family object from ``None`` (GaussianIso), a name of :data:`FAMILIES`, or a family."""
+    if family is None:
+        return GaussianIso()
+    if isinstance(family, str):
+        if family not in FAMILIES:
+            raise ValueError(f"family must be one of {sorted(FAMILIES)} or a KernelFamily, "
+                             f"got {family!r}")
+        return FAMILIES[family]()
+    if not isinstance(family, KernelFamily):
+        raise TypeError(f"family must be a KernelFamily or a name, got {type(family).__name__}")
+    return family
+
+
+def check_positive(value, name, allow_none=False, integer=False):
+    if value is None and allow_none:
+        return
+    kind = numbers.Integral if integer else numbers.Real
+    if isinstance(value, bool) or not isinstance(value, kind) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive {'integer' if integer else 'number'}, "
+                         f"got {value!r}")
+
+
+def initial_column(family: KernelFamily, X) -> Column:
+    """The first column: the family's first default point (any θ works, Algorithm 1 line 1)."""
+    member = family.members(X.shape[1])[0]
+    theta = member.grid(X, 1, 0)[0] if member.finite else member.starting_points(X, 1, 0)[0]
+    return Column.make(member, theta)
+
+
+class IKLClassifier(ClassifierMixin, BaseEstimator):
+    """Infinite Kernel Learning with hinge loss (gehler_nowozin, Algorithm 1).
+
+    Learns ``k = Σ_θ d_θ k_θ`` over a continuously parameterized ``family`` by column
+    generation: the restricted master is the MKL SVM (eq. 1/3), the pricing subproblem
+    maximizes ``T(θ; α) = ½ Σ_ij α_i α_j y_i y_j k_θ(x_i, x_j)`` (eq. 7). Multiclass problems
+    are solved one-vs-rest (as in the paper's Table 2), one learned kernel per class.
+
+    Parameters
+    ----------
+    family : KernelFamily or str, default=None (GaussianIso)
+    C : float, default=1.0
+    oracle : {"ipopt", "grid"} or oracle object, default="ipopt"
+    master : {"newton", "qcqp"}, default="newton"
+        ``"newton"``: SimpleMKL objective minimized by projected Newton over libsvm;
+        ``"qcqp"``: the dual QCQP in cvxpy (reference, slow).
+    tol : float, default=1e-4
+        Relative pricing tolerance: converged when no θ has ``T(θ; α) > λ(1 + tol)``.
+    obj_tol : float, default=1e-4
+        Stop when the objective decreases by less than this fraction (paper: 0.01 %).
+    max_iter : int, default=50
+    n_price : int, default=5
+        Columns added per iteration at most.
+    time_limit : float or None
+        Seconds per binary problem; the best solution so far is kept.
+    random_state : int or None
+    verbose : int, default=0
+    callback : callable or None
+        ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
+
+    Attributes
+    ----------
+    classes_, n_features_in_
+    kernel_ : LearnedKernel (binary) or list of LearnedKernel (one per class, multiclass)
+    result_ : CGResult or list of CGResult
+    n_iter_ : int (binary) or array of int
+    """
+
+    def __init__(self, family=None, C=1.0, oracle="ipopt", master="newton", tol=1e-4,
+                 obj_tol=1e-4, max_iter=50, n_price=5, time_limit=None, random_state=None,
+                 verbose=0, callback=None):
+        self.family = family
+        self.C = C
+        self.oracle = oracle
+        self.master = master
+        self.tol = tol
+        self.obj_tol = obj_tol
+        self.max_iter = max_iter
+        self.n_price = n_price
+        self.time_limit = time_limit
+        self.random_state = random_state
+        self.verbose = verbose
+        self.callback = callback
+
+    def _check_params(self):
+        check_positive(self.C, "C")
+        check_positive(self.tol, "tol")
+        check_positive(self.max_iter, "max_iter", integer=True)
+        check_positive(self.n_price, "n_price", integer=True)
+        check_positive(self.time_limit, "time_limit", allow_none=True)
+        if not (isinstance(self.obj_tol, numbers.Real) and 0 <= self.obj_tol < 1):
+            raise ValueError(f"obj_tol must be in [0, 1), got {self.obj_tol!r}")
+        if self.master not in MASTERS:
+            raise ValueError(f"master must be one of {sorted(MASTERS)}, got {self.master!r}")
+        if self.callback is not None and not callable(self.callback):
+            raise TypeError("callback must be callable")
+        return make_family(self.family), make_oracle(self.oracle)
+
+    def fit(self, X, y):
+        family, oracle = self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) < 2:
+            raise ValueError(f"y has 1 class ({self.classes_[0]!r}); at least 2 classes are needed")
+        targets = ([self.classes_[1]] if len(self.classes_) == 2 else self.classes_)
+        seeds = np.random.SeedSequence(self.random_state).spawn(len(targets))
+        start = initial_column(family, X)
+        self.models_, results = [], []
+        for target, seed in zip(targets, seeds):
+            y_pm = np.where(y == target, 1.0, -1.0)
+            engine = ColumnGeneration(
+                MASTERS[self.master](y_pm, self.C), oracle, tol=self.tol, obj_tol=self.obj_tol,
+                max_iter=self.max_iter, time_limit=self.time_limit, n_price=self.n_price,
+                callback=self.callback, verbose=self.verbose, random_state=seed)
+            result = engine.run(family, X, [start])
+            model = result.master.model
+            sv = np.flatnonzero(model["alpha"] > 0)
+            self.models_.append({"kernel": LearnedKernel(result.columns, result.weights),
+                                 "X_sv": X[sv], "coef": (model["alpha"] * model["y"])[sv],
+                                 "bias": model["bias"]})
+            results.append(result)
+        binary = len(targets) == 1
+        kernels = [m["kernel"] for m in self.models_]
+        self.kernel_ = kernels[0] if binary else kernels
+        self.result_ = results[0] if binary else results
+        self.n_iter_ = results[0].nit if binary else np.array([r.nit for r in results])
+        return self
+
+    def decision_function(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        scores = np.column_stack([m["kernel"](X, m["X_sv"]) @ m["coef"] + m["bias"]
+                                  for m in self.models_])
+        return scores[:, 0] if len(self.models_) == 1 else scores
+
+    def predict(self, X):
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]

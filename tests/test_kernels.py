@@ -1,0 +1,320 @@
+"""Kernel families: gradients against finite differences, vectorized prices, Gram matrices,
+support restriction through the workspace, and input validation."""
+import numpy as np
+import pytest
+
+import sipkl.kernels.gaussian as gaussian
+from sipkl import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
+                   KernelUnion, Laplacian, Polynomial, PriceMatrix, Precomputed)
+from sipkl.workspace import Workspace
+
+N, D = 15, 3
+
+
+@pytest.fixture
+def X():
+    return np.random.default_rng(0).normal(size=(N, D))
+
+
+CONTINUOUS = [pytest.param(f, id=name) for name, f in
+              [("iso", GaussianIso()), ("iso_features", GaussianIso(features=(1,))),
+               ("ard", GaussianARD()), ("dirichlet", Dirichlet()), ("laplacian", Laplacian())]
+              + [(f"separate{d}", m) for d, m in enumerate(GaussianSeparate().members(D))]
+              + [(f"poly{q}", Polynomial(degree=q)) for q in (1, 2, 3)]]
+PSD = [p for p in CONTINUOUS if not isinstance(p.values[0], Dirichlet)]
+
+
+def _theta(family, X, seed=1):
+    """A random interior point where the kernel varies: the family's data-scaled first
+    starting point times random factors in [0.5, 2]."""
+    base = family.starting_points(X, 1)[0]
+    return base * np.exp(np.random.default_rng(seed).uniform(np.log(0.5), np.log(2.0), base.shape))
+
+
+def _symmetric(n, seed=2):
+    A = np.random.default_rng(seed).normal(size=(n, n))
+    return A + A.T
+
+
+def _check_fd(f, theta, h=1e-6, rtol=1e-5):
+    """The gradient returned by ``f`` equals central differences."""
+    value, grad = f(theta)
+    fd = np.empty_like(theta)
+    for k in range(len(theta)):
+        e = np.zeros_like(theta)
+        e[k] = h
+        fd[k] = (f(theta + e)[0] - f(theta - e)[0]) / (2 * h)
+    # atol: rtol on the largest component, plus the round-off of the differences themselves
+    atol = rtol * np.abs(fd).max() + 1e-8 * abs(value)
+    np.testing.assert_allclose(grad, fd, rtol=rtol, atol=atol)
+    return value
+
+
+# -- gradients -----------------------------------------------------------------------------
+@pytest.mark.parametrize("family", CONTINUOUS)
+def test_gradient_dense_price(family, X):
+    geom, W, theta = family.geometry(X), _symmetric(N), _theta(family, X)
+    value = _check_fd(lambda t: family.price_and_grad(geom, t, W), theta)
+    assert value == pytest.approx(np.sum(W * family.gram(theta, X)), rel=1e-12)
+
+
+@pytest.mark.parametrize("family", CONTINUOUS)
+def test_gradient_low_rank_price_on_support(family, X):
+    rng = np.random.default_rng(3)
+    U = rng.normal(size=(N, 2))
+    U[[0, 4, 5, 11]] = 0.0  # rows off the support
+    price = PriceMatrix(factor=U, signs=np.array([1.0, -1.0]))
+    problem = Workspace(X).pricing_problem(family, price)
+    assert len(price.support) == N - 4
+    theta = _theta(family, X)
+    value = _check_fd(problem.value_and_grad, theta)
+    assert value == pytest.approx(price.inner(family.gram(theta, X)), rel=1e-10)
+    assert value == pytest.approx(np.sum(price.dense() * family.gram(theta, X)), rel=1e-10)
+
+
+# -- vectorized prices ---------------------------------------------------------------------
+@pytest.mark.parametrize("family", CONTINUOUS)
+def test_prices_equal_loop(family, X):
+    geom, W = family.geometry(X), _symmetric(N)
+    thetas = family.starting_points(X, 9, 4)
+    expected = [np.sum(W * family.gram_from(geom, t)) for t in thetas]
+    np.testing.assert_allclose(family.prices(geom, thetas, W), expected, rtol=1e-10)
+
+
+def test_gaussian_iso_prices_chunked(X, monkeypatch):
+    monkeypatch.setattr(gaussian, "_CHUNK_ELEMENTS", 250)  # 2 candidates a chunk, 105 pairs
+    family, W = GaussianIso(), _symmetric(N)
+    geom = family.geometry(X)
+    thetas = np.linspace(0.0, 2.0, 7)[:, None]
+    expected = [np.sum(W * family.gram_from(geom, t)) for t in thetas]
+    np.testing.assert_allclose(family.prices(geom, thetas, W), expected, rtol=1e-10)
+
+
+# -- Gram matrices -------------------------------------------------------------------------
+@pytest.mark.parametrize("family", CONTINUOUS)
+def test_gram_shapes_and_symmetry(family, X):
+    theta, Y = _theta(family, X), X[:4] + 0.1
+    assert family.gram(theta, X, Y).shape == (N, 4)
+    K = family.gram(theta, X)
+    assert K.shape == (N, N)
+    np.testing.assert_allclose(K, K.T, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(family.gram(theta, X, X), K, rtol=1e-12, atol=1e-12)
+    stacked = family.gram(theta, np.vstack([X, Y]))
+    np.testing.assert_allclose(family.gram(theta, X, Y), stacked[:N, N:], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("family", PSD)
+def test_gram_psd(family, X):
+    eig = np.linalg.eigvalsh(family.gram(_theta(family, X), X))
+    assert eig.min() >= -1e-10 * np.abs(eig).max()
+
+
+def test_dirichlet_psd_in_one_dimension():
+    x = np.random.default_rng(5).uniform(-10, 10, size=(40, 1))
+    for sigma in (0.3, 1.4, 7.7):
+        eig = np.linalg.eigvalsh(Dirichlet().gram([sigma], x))
+        assert eig.min() >= -1e-10 * np.abs(eig).max()
+
+
+def test_formulas(X):
+    x, y = X[0], X[1]
+    r = np.linalg.norm(x - y)
+    assert Dirichlet().gram([0.7], X[:1], X[1:2])[0, 0] == pytest.approx(1 + 2 * np.cos(0.7 * r))
+    assert Laplacian().gram([0.8], X[:1], X[1:2])[0, 0] == pytest.approx(np.exp(-r / (2 * 0.64)))
+    assert Polynomial(degree=3).gram([0.5], X[:1], X[1:2])[0, 0] == pytest.approx(
+        (1 + 0.5 * x @ y) ** 3)
+    np.testing.assert_array_equal(GaussianIso(features=(1,)).gram([0.5], X, X[:4]),
+                                  GaussianIso().gram([0.5], X[:, [1]], X[:4, [1]]))
+
+
+@pytest.mark.parametrize("family", CONTINUOUS)
+def test_starting_points_in_box(family, X):
+    lo, hi = family.param_bounds(D)
+    starts = family.starting_points(X, 12, 0)
+    assert starts.shape == (12, family.n_params(D))
+    assert np.all(starts >= lo) and np.all(starts <= hi)
+    np.testing.assert_array_equal(starts, family.starting_points(X, 12, 0))
+    np.testing.assert_array_equal(starts[:5], family.starting_points(X, 5, 99))
+    grid = family.grid(X, 20, 0)
+    assert grid.shape == (20, family.n_params(D))
+    assert np.all(grid >= lo) and np.all(grid <= hi)
+
+
+@pytest.mark.parametrize("family", [GaussianIso(bounds=(0.0, 1e-3)), GaussianIso(bounds=(50, 60)),
+                                    Laplacian(bounds=(20, 30)), Polynomial(bounds=(0, 1e-4)),
+                                    Dirichlet(bounds=(20, 30))])
+def test_candidates_in_narrow_box(family, X):
+    lo, hi = family.param_bounds(D)
+    for points in (family.grid(X, 20, 0), family.starting_points(X, 8, 0)):
+        assert np.all(points >= lo) and np.all(points <= hi)
+
+
+# -- bad input -----------------------------------------------------------------------------
+@pytest.mark.parametrize("make", [GaussianIso, GaussianARD, Dirichlet, Laplacian, Polynomial,
+                                  lambda bounds: GaussianSeparate(bounds).members(D)[0]])
+@pytest.mark.parametrize("bounds", [(2.0, 1.0), (1.0, 1.0), (np.nan, 1.0), (0.1, np.inf)])
+def test_bad_bounds(make, bounds):
+    with pytest.raises(ValueError, match="bounds"):
+        make(bounds=bounds).param_bounds(D)
+
+
+@pytest.mark.parametrize("make", [GaussianIso, Laplacian, Dirichlet, Polynomial])
+def test_bounds_not_a_pair(make):
+    with pytest.raises(TypeError, match="bounds"):
+        make(bounds=1.0).param_bounds(D)
+
+
+@pytest.mark.parametrize("make", [GaussianIso, GaussianARD, Dirichlet, Polynomial])
+def test_negative_lower_bound(make):
+    with pytest.raises(ValueError, match="bounds"):
+        make(bounds=(-1.0, 1.0)).param_bounds(D)
+
+
+def test_laplacian_lower_bound_positive():
+    with pytest.raises(ValueError, match="bounds"):
+        Laplacian(bounds=(0.0, 1.0)).param_bounds(D)
+
+
+@pytest.mark.parametrize("degree, error", [(0, ValueError), (-2, ValueError), (2.0, TypeError),
+                                           (True, TypeError), ("2", TypeError)])
+def test_polynomial_bad_degree(degree, error):
+    with pytest.raises(error, match="degree"):
+        Polynomial(degree=degree)
+
+
+@pytest.mark.parametrize("family, theta", [(GaussianIso(), [1.0, 2.0]), (GaussianARD(), [1.0]),
+                                           (Dirichlet(), np.ones((1, 1, 2))),
+                                           (Laplacian(), [np.nan])])
+def test_bad_theta(family, theta, X):
+    with pytest.raises(ValueError, match="theta"):
+        family.gram(theta, X)
+
+
+# -- Precomputed ---------------------------------------------------------------------------
+def _grams(X):
+    return [GaussianIso().gram([s], X) for s in (0.3, 1.0)] + [Polynomial(2).gram([0.5], X)]
+
+
+def _column(idx):
+    return np.asarray(idx, float)[:, None]
+
+
+def test_precomputed_prices_equal_brute_force(X):
+    grams = _grams(X)
+    family = Precomputed(grams)
+    idx = _column(np.arange(N))
+    W = _symmetric(N)
+    thetas = family.grid(idx, 1)
+    np.testing.assert_array_equal(thetas.ravel(), [0, 1, 2])
+    np.testing.assert_allclose(family.prices(family.geometry(idx), thetas, W),
+                               [np.sum(W * K) for K in grams], rtol=1e-12)
+    # through the workspace, restricted to the support of a low-rank price
+    U = np.random.default_rng(6).normal(size=(N, 1))
+    U[[1, 2, 3]] = 0.0
+    price = PriceMatrix(factor=U)
+    values = Workspace(idx).pricing_problem(family, price).values(thetas)
+    np.testing.assert_allclose(values, [np.sum(price.dense() * K) for K in grams], rtol=1e-12)
+
+
+def test_precomputed_gram_sub_block(X):
+    grams = _grams(X)
+    family = Precomputed(grams)
+    i, j = [3, 0, 7, 7], [14, 2]
+    np.testing.assert_array_equal(family.gram([1.0], _column(i), _column(j)),
+                                  grams[1][np.ix_(i, j)])
+    np.testing.assert_array_equal(family.gram([2.0], _column(i)), grams[2][np.ix_(i, i)])
+
+
+def test_precomputed_callables(X):
+    fs = [lambda A, B: GaussianIso().gram([0.5], A, B), lambda A, B: (1 + A @ B.T) ** 2]
+    family = Precomputed(fs)
+    W = _symmetric(N)
+    np.testing.assert_allclose(family.prices(family.geometry(X), family.grid(X, 10), W),
+                               [np.sum(W * f(X, X)) for f in fs], rtol=1e-12)
+    assert family.gram([1.0], X, X[:4]).shape == (N, 4)
+
+
+def test_precomputed_is_finite(X):
+    family = Precomputed(_grams(X))
+    assert family.finite
+    assert family.members(1) == [family]
+    with pytest.raises(TypeError, match="gradient"):
+        family.price_and_grad(family.geometry(_column(range(N))), np.array([0.0]), _symmetric(N))
+    with pytest.raises(ValueError, match="finite"):
+        family.starting_points(_column(range(N)), 3)
+    lo, hi = family.param_bounds(1)
+    assert (lo[0], hi[0]) == (0.0, 2.0)
+
+
+def test_precomputed_equality(X):
+    grams = _grams(X)
+    assert Precomputed(grams) == Precomputed([K.copy() for K in grams])
+    assert Precomputed(grams) != Precomputed(grams[::-1])
+    assert hash(Precomputed(grams)) == hash(Precomputed(grams))
+    assert "3 Gram matrices 15×15" in repr(Precomputed(grams))
+
+
+def _indefinite(X, relative):
+    K = _grams(X)[1]
+    eig, V = np.linalg.eigh(K)
+    eig[0] = -relative * eig[-1]
+    return (V * eig) @ V.T, eig[0]
+
+
+@pytest.mark.parametrize("kernels, error, match", [
+    ([], ValueError, "kernels"),
+    (np.eye(3)[None][:0], ValueError, "kernels"),
+    ("abc", TypeError, "kernels"),
+    ([np.ones((3, 4))], ValueError, "kernels\\[0\\].*square"),
+    ([np.eye(3), np.eye(4)], ValueError, "kernels\\[1\\].*shape"),
+    ([np.eye(3), np.array([[1.0, 0.5, 0], [0, 1, 0], [0, 0, 1]])], ValueError,
+     "kernels\\[1\\].*symmetric"),
+    ([np.diag([1.0, np.nan, 1.0])], ValueError, "kernels\\[0\\]"),
+    ([np.eye(3), lambda A, B: A @ B.T], TypeError, "kernels"),
+])
+def test_precomputed_bad_kernels(kernels, error, match):
+    with pytest.raises(error, match=match):
+        Precomputed(kernels)
+
+
+def test_precomputed_indefinite(X):
+    K, lam = _indefinite(X, 1e-2)
+    with pytest.raises(ValueError, match=f"kernels\\[1\\].*eigenvalue {lam:.3g}"):
+        Precomputed([np.eye(N), K])
+    K, lam = _indefinite(X, 1e-9)
+    with pytest.warns(UserWarning, match=f"kernels\\[0\\].*eigenvalue {lam:.3g}"):
+        family = Precomputed([K])
+    np.testing.assert_allclose(family.kernels[0], K, rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("f", [lambda A, B: A @ A.T,
+                               lambda A, B: np.full((len(A), len(B)), np.nan)])
+def test_precomputed_bad_callable(f, X):
+    with pytest.raises(ValueError, match="kernels\\[0\\]"):
+        Precomputed([f]).gram([0.0], X, X[:4])
+
+
+@pytest.mark.parametrize("idx", [np.arange(3.0), _column([0.5]), _column([N]), _column([-1])])
+def test_precomputed_bad_indices(idx, X):
+    family = Precomputed(_grams(X))
+    with pytest.raises(ValueError, match="X"):
+        family.geometry(np.atleast_2d(idx))
+
+
+@pytest.mark.parametrize("theta", [[3.0], [0.5], [-1.0]])
+def test_precomputed_bad_theta(theta, X):
+    with pytest.raises(ValueError, match="theta"):
+        Precomputed(_grams(X)).gram(theta, _column(range(N)))
+
+
+# -- unions --------------------------------------------------------------------------------
+def test_union_members():
+    union = KernelUnion([GaussianIso(), GaussianSeparate(), KernelUnion([Laplacian()])])
+    assert union.members(D) == [GaussianIso()] + GaussianSeparate().members(D) + [Laplacian()]
+    assert all(isinstance(m, KernelFamily) for m in union.members(D))
+
+
+@pytest.mark.parametrize("families", [[], [GaussianIso(), "rbf"], GaussianIso(), None])
+def test_union_bad_families(families):
+    with pytest.raises(TypeError, match="families"):
+        KernelUnion(families)

@@ -1,0 +1,101 @@
+"""Pricing oracles against independent searches: brute force and dense grids."""
+import numpy as np
+import pytest
+
+from sipkl import Column, GaussianARD, GaussianIso, PriceMatrix, PricingRound
+from sipkl.oracles import GridOracle, IpoptOracle
+from sipkl.workspace import Workspace
+from solvers import maximize_box
+
+
+def _round(family, X, W, n_price=3, columns=()):
+    problems = [Workspace(X).pricing_problem(f, W) for f in family.members(X.shape[1])]
+    return PricingRound(problems, X, list(columns), 0.0, n_price, np.random.default_rng(0))
+
+
+def test_grid_oracle_equals_brute_force():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 4))
+    U = rng.normal(size=(30, 2))
+    U[::3] = 0.0  # rows outside the support
+    W = PriceMatrix(factor=U, signs=[1.0, -1.0])
+    family = GaussianARD()
+    candidates = rng.uniform(0, 2, size=(40, 4))
+    result = GridOracle(candidates).price(_round(family, X, W, n_price=3))
+    brute = np.array([np.sum(W.dense() * family.gram(c, X)) for c in candidates])
+    order = np.argsort(brute)[::-1][:3]
+    np.testing.assert_allclose(result.scores, brute[order], rtol=1e-10)
+    np.testing.assert_allclose([c.theta for c in result.columns], candidates[order])
+    assert result.n_evals == len(candidates)
+
+
+def test_grid_oracle_skips_current_columns():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(20, 2))
+    W = PriceMatrix.rank_one(rng.normal(size=20), 0.5)
+    family = GaussianIso()
+    grid = np.linspace(0.1, 3, 30)[:, None]
+    full = GridOracle(grid).price(_round(family, X, W, n_price=1))
+    rest = GridOracle(grid).price(_round(family, X, W, n_price=1, columns=full.columns))
+    assert rest.columns[0] != full.columns[0]
+    assert rest.scores[0] <= full.scores[0]
+
+
+def _two_peaks():
+    """Points in pairs, W non-zero only within pairs, so that
+
+        <W, K(s)> = (e^{-s} − e^{-2s}) + 1.2 (e^{-0.01 s} − e^{-0.02 s}):
+
+    two bumps, near s = ln 2 (height ≈ 0.25) and s = 100 ln 2 (height ≈ 0.3).
+    """
+    sq = [1.0, 2.0, 0.01, 0.02]
+    weight = [1.0, -1.0, 1.2, -1.2]
+    X = np.zeros((8, 1))
+    for k, d2 in enumerate(sq):
+        X[2 * k] = 100.0 * k
+        X[2 * k + 1] = 100.0 * k + np.sqrt(d2)
+    W = np.zeros((8, 8))
+    for k, w in enumerate(weight):
+        W[2 * k, 2 * k + 1] = W[2 * k + 1, 2 * k] = w / 2
+    price = lambda s: (np.exp(-s) - np.exp(-2 * s)) + 1.2 * (np.exp(-0.01 * s) - np.exp(-0.02 * s))
+    return X, PriceMatrix(dense=W), price
+
+
+GRID = np.geomspace(1e-3, 900, 200001)  # relative spacing 7e-5
+
+
+def _local_maxima(values):
+    return np.flatnonzero((values[1:-1] > values[:-2]) & (values[1:-1] > values[2:])) + 1
+
+
+def test_two_peak_function_is_what_it_claims():
+    X, W, price = _two_peaks()
+    values = GaussianIso().prices(GaussianIso().geometry(X), GRID, W.dense())
+    np.testing.assert_allclose(values, price(GRID), atol=1e-12)
+    peaks = GRID[_local_maxima(values)]
+    assert len(peaks) == 2 and peaks[1] / peaks[0] > 50
+
+
+@pytest.mark.parametrize("method", ["ipopt", "lbfgsb"])
+def test_local_search_alone_gets_stuck_on_the_lower_peak(method):
+    X, W, price = _two_peaks()
+    family = GaussianIso()
+    fun = lambda s: family.price_and_grad(family.geometry(X), s, W.dense())
+    res = maximize_box(fun, [[0.5]], [0.0], [900.0], method=method)
+    lower_peak = GRID[_local_maxima(price(GRID))][0]
+    np.testing.assert_allclose(res.x[0, 0], lower_peak, rtol=2e-4)
+    assert res.attempts[0].solver == method
+
+
+@pytest.mark.parametrize("method", ["ipopt", "lbfgsb"])
+def test_ipopt_oracle_finds_the_global_peak(method):
+    X, W, price = _two_peaks()
+    oracle = IpoptOracle(n_starts=4, n_samples=50, method=method)
+    result = oracle.price(_round(GaussianIso(), X, W, n_price=2))
+    values = price(GRID)
+    lower_peak, upper_peak = GRID[_local_maxima(values)]
+    assert result.scores[0] >= values.max() - 1e-12
+    np.testing.assert_allclose(result.columns[0].theta, [upper_peak], rtol=2e-4)
+    # multiple pricing: the second distinct candidate is the other peak
+    np.testing.assert_allclose(result.columns[1].theta, [lower_peak], rtol=2e-4)
+    assert result.status.usable
