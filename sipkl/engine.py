@@ -97,6 +97,9 @@ class CGResult(OptimizeResult):
     """
 
 
+#: weights at most this fraction of the largest one count as zero (pruning)
+PRUNE_RTOL = 1e-6
+
 #: statuses meaning "the run reached its stop rule", as opposed to a limit or a failure
 CONVERGED = ("optimal", "objective_stalled")
 
@@ -117,7 +120,8 @@ class ColumnGeneration:
     n_price : int
         Columns added per iteration at most (multiple pricing).
     prune : bool
-        Drop columns whose weight is zero (≤ 1e-9 · max weight) after each master solve.
+        Drop columns whose weight is zero after each master solve: at most ``PRUNE_RTOL``
+        (1e-6) times the largest weight, the accuracy of interior-point duals.
     callback : callable, optional
         ``callback(intermediate_result)`` after each iteration; raise ``StopIteration`` to stop.
     verbose : int
@@ -235,7 +239,7 @@ class ColumnGeneration:
     def _pruned(self, columns, sol: MasterSolution):
         if not self.prune or len(columns) == 1:
             return columns, sol
-        keep = sol.weights > 1e-9 * sol.weights.max()
+        keep = sol.weights > PRUNE_RTOL * sol.weights.max()
         if keep.all():
             return columns, sol
         sol.weights = sol.weights[keep]

@@ -148,9 +148,10 @@ class GaussianARD(KernelFamily):
         spread = (_SPREAD[:n] / _median_sqdist(Xs))[:, None] * np.ones(p)
         rng = np.random.default_rng(random_state)
         n_extra = max(0, n - len(spread))
+        per_dim = np.array([_median_sqdist(Xs[:, [d]]) for d in range(p)])
         extra = np.zeros((n_extra, p))
         for row in extra:  # loop over starting points, not samples
             on = rng.choice(p, size=min(p, rng.integers(1, 4)), replace=False)
             row[on] = np.exp(rng.uniform(np.log(0.1), np.log(10.0), len(on))) / (
-                len(on) * _median_sqdist(Xs[:, on]))
+                len(on) * per_dim[on])
         return np.clip(np.vstack([spread, extra]), lo, hi)

@@ -23,7 +23,7 @@ class IpoptOracle:
     """
 
     def __init__(self, n_starts: int = 8, n_samples: int = 200, method: str = "ipopt",
-                 tol: float = 1e-6, max_iter: int = 100):
+                 tol: float = 1e-5, max_iter: int = 60):
         self.n_starts, self.n_samples = n_starts, n_samples
         self.method, self.tol, self.max_iter = method, tol, max_iter
 

@@ -1,0 +1,147 @@
+"""IKLClassifier end to end: termination certificate on a dense grid, scikit-learn contract."""
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris, make_moons
+from sklearn.utils.estimator_checks import check_estimator
+
+from sipkl import GaussianARD, GaussianIso, IKLClassifier
+from sipkl.kernels.others import Precomputed
+
+
+@pytest.fixture(scope="module")
+def moons():
+    X, y = make_moons(120, noise=0.25, random_state=0)
+    return X, np.where(y == 1, 1, -1)
+
+
+@pytest.mark.parametrize("master", ["newton", "qcqp"])
+def test_ikl_terminates_with_no_violated_column_on_a_dense_grid(moons, master):
+    X, y = moons
+    clf = IKLClassifier(family=GaussianIso(), C=10.0, obj_tol=0.0, tol=1e-4, master=master,
+                        random_state=0).fit(X, y)
+    res = clf.result_
+    assert res.status == "optimal", res.message
+    # Independent check: evaluate T(s; α) = ½ Σ α_i α_j y_i y_j exp(−s ‖x_i − x_j‖²) on a
+    # dense grid over the whole box, from α alone.
+    w = res.master.model["alpha"] * y
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    grid = np.concatenate([[0.0], np.geomspace(1e-4, 900.0, 20000)])
+    T = np.array([0.5 * w @ np.exp(-s * d2) @ w for s in grid])
+    assert T.max() <= res.threshold * (1 + 1e-4)
+    # and the master is optimal for its columns: every column prices at λ (d > 0)
+    np.testing.assert_allclose(res.master.column_prices, res.threshold, rtol=1e-3)
+
+
+def test_ikl_history_and_learned_kernel(moons):
+    X, y = moons
+    clf = IKLClassifier(C=1.0, random_state=0).fit(X, y)
+    h = clf.result_.history
+    assert len(h["objective"]) == clf.n_iter_
+    assert np.all(np.diff(h["objective"]) <= 1e-6 * abs(h["objective"][0]))  # totally corrective
+    K = clf.kernel_(X)
+    assert K.shape == (len(X), len(X))
+    np.testing.assert_allclose(K, K.T)
+    assert np.isclose(clf.kernel_.weights.sum(), 1.0) and np.all(clf.kernel_.weights > 0)
+    # the learned kernel is usable by scikit-learn and reproduces the decision function
+    from sklearn.svm import SVC
+    svc = SVC(kernel="precomputed", C=1.0, tol=1e-8).fit(K, y)
+    agree = np.mean(svc.predict(clf.kernel_(X[:40], X)) == clf.predict(X[:40]))
+    assert agree >= 0.95
+
+
+def test_multiclass_iris():
+    X, y = load_iris(return_X_y=True)
+    clf = IKLClassifier(C=10.0, random_state=0).fit(X, y)
+    assert clf.score(X, y) > 0.95
+    assert len(clf.kernel_) == 3 and len(clf.result_) == 3
+    assert clf.decision_function(X).shape == (150, 3)
+
+
+def test_callback_stop_iteration_keeps_best_iterate(moons):
+    X, y = moons
+    seen = []
+
+    def stop_after_two(intermediate):
+        seen.append(intermediate.objective)
+        if len(seen) == 2:
+            raise StopIteration
+
+    clf = IKLClassifier(C=10.0, callback=stop_after_two, obj_tol=0.0, random_state=0).fit(X, y)
+    assert clf.result_.status == "callback" and clf.n_iter_ == 2
+    assert clf.result_.objective == seen[-1]
+    assert clf.predict(X).shape == (len(X),)
+
+
+def test_max_iter_status(moons):
+    X, y = moons
+    clf = IKLClassifier(C=10.0, max_iter=1, obj_tol=0.0, random_state=0).fit(X, y)
+    assert clf.result_.status in ("iteration_limit", "optimal")
+    assert clf.n_iter_ == 1
+
+
+def test_verbose_prints_one_line_per_iteration(moons, capsys):
+    X, y = moons
+    clf = IKLClassifier(C=1.0, verbose=1, random_state=0).fit(X, y)
+    lines = [l for l in capsys.readouterr().out.splitlines() if l.startswith("iter")]
+    assert len(lines) == clf.n_iter_
+    clf.set_params(verbose=0).fit(X, y)
+    assert capsys.readouterr().out == ""
+
+
+def test_same_random_state_same_model(moons):
+    X, y = moons
+    a = IKLClassifier(family=GaussianARD(), random_state=3).fit(X, y)
+    b = IKLClassifier(family=GaussianARD(), random_state=3).fit(X, y)
+    np.testing.assert_array_equal(a.kernel_.weights, b.kernel_.weights)
+    np.testing.assert_array_equal(a.decision_function(X), b.decision_function(X))
+
+
+def test_precomputed_family_with_indices(moons):
+    X, y = moons
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    family = Precomputed([np.exp(-g * d2) for g in (0.1, 1.0, 10.0)])
+    idx = np.arange(len(X))[:, None]
+    clf = IKLClassifier(family=family, oracle="grid", C=1.0).fit(idx[:80], y[:80])
+    assert clf.score(idx[80:], y[80:]) > 0.8
+
+
+def test_check_estimator():
+    check_estimator(IKLClassifier(max_iter=5))
+
+
+BAD = [
+    ({"C": 0}, "C"), ({"C": -1.0}, "C"), ({"C": np.nan}, "C"), ({"tol": 0}, "tol"),
+    ({"tol": -1e-3}, "tol"), ({"max_iter": 0}, "max_iter"), ({"n_price": 0}, "n_price"),
+    ({"time_limit": -1.0}, "time_limit"), ({"obj_tol": 2.0}, "obj_tol"),
+    ({"oracle": "nope"}, "oracle"), ({"master": "nope"}, "master"), ({"family": "nope"}, "family"),
+    ({"family": GaussianIso(bounds=(2.0, 1.0))}, "bounds"),
+    ({"family": GaussianIso(bounds=(-1.0, 1.0))}, "bounds"),
+]
+
+
+@pytest.mark.parametrize("params, name", BAD)
+def test_bad_parameters_name_the_argument(moons, params, name):
+    X, y = moons
+    with pytest.raises(ValueError, match=name):
+        IKLClassifier(**params).fit(X, y)
+
+
+def test_bad_types_name_the_argument(moons):
+    X, y = moons
+    with pytest.raises(TypeError, match="family"):
+        IKLClassifier(family=3).fit(X, y)
+    with pytest.raises(TypeError, match="oracle"):
+        IKLClassifier(oracle=object()).fit(X, y)
+
+
+@pytest.mark.parametrize("X, y, match", [
+    (np.array([[0.0, np.nan], [1.0, 0.0]]), [0, 1], "NaN"),
+    (np.array([[0.0, np.inf], [1.0, 0.0]]), [0, 1], "infinity"),
+    (np.zeros((3, 2)), [0, 1], "inconsistent"),
+    (np.zeros((0, 2)), [], "0 sample"),
+    (np.random.default_rng(0).normal(size=(6, 2)), [1] * 6, "1 class"),
+    (np.array([["a", "b"], ["c", "d"]]), [0, 1], "convert"),
+])
+def test_bad_data(X, y, match):
+    with pytest.raises(ValueError, match=match):
+        IKLClassifier().fit(X, y)

@@ -1,0 +1,281 @@
+"""IKL / MKL hinge-loss masters against independent computations.
+
+Every reference below is written here, from the formulas of gehler_nowozin §2, and solved
+with cvxpy directly — nothing is read back from :mod:`sipkl` to build it:
+
+* the MKL dual QCQP (eq. 3 with the bias constraint yᵀα = 0, T_m of eq. 4)
+
+      OPT = max_{α, λ} 1ᵀα − λ  s.t.  0 ≤ α ≤ C,  yᵀα = 0,  ½ (α∘y)ᵀ K_m (α∘y) ≤ λ  ∀m,
+
+* the SVM dual value for a fixed kernel, J(K) = max {1ᵀα − ½ (α∘y)ᵀ K (α∘y) : same box},
+  so that OPT = min_{d ∈ simplex} J(Σ_m d_m K_m),
+
+* RBF Gram matrices exp(−γ‖x − x′‖²) from scipy's pairwise distances.
+"""
+import functools
+
+import numpy as np
+import cvxpy as cp
+import pytest
+from scipy.spatial.distance import cdist
+from sklearn.datasets import load_breast_cancer
+
+from sipkl import Column, ColumnGeneration, GaussianIso
+from sipkl.engine import PRUNE_RTOL
+from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
+from sipkl.oracles import GridOracle
+from sipkl.workspace import Workspace
+
+REL = 1e-4  # objectives: fast master / column generation vs the cvxpy references
+
+
+# -- independent references ----------------------------------------------------------
+def rbf(X, gamma):
+    return np.exp(-gamma * cdist(X, X, "sqeuclidean"))
+
+
+def psd_factor(K):
+    """F with FᵀF = K (symmetric eigen-decomposition; round-off negative eigenvalues are set to
+    0 and their rows left out: all-zero rows only make the conic solver less accurate)."""
+    vals, vecs = np.linalg.eigh(0.5 * (K + K.T))
+    keep = vals > 0
+    return np.sqrt(vals[keep])[:, None] * vecs[:, keep].T
+
+
+def reference_mkl(grams, y, C):
+    """The full MKL dual QCQP solved once; returns (OPT, α, λ, d) with d its duals, normalized."""
+    n = len(y)
+    alpha, lam = cp.Variable(n), cp.Variable()
+    w = cp.multiply(alpha, y)
+    quad = [0.5 * cp.sum_squares(psd_factor(K) @ w) <= lam for K in grams]
+    problem = cp.Problem(cp.Maximize(cp.sum(alpha) - lam),
+                         [alpha >= 0, alpha <= C, y @ alpha == 0] + quad)
+    problem.solve(solver="CLARABEL")
+    assert problem.status == "optimal", problem.status
+    d = np.array([np.ravel(q.dual_value)[0] for q in quad])
+    return problem.value, alpha.value, float(lam.value), d / d.sum()
+
+
+def reference_svm(K, y, C):
+    """SVM dual value J(K) for one Gram matrix."""
+    n = len(y)
+    alpha = cp.Variable(n)
+    problem = cp.Problem(
+        cp.Maximize(cp.sum(alpha) - 0.5 * cp.sum_squares(psd_factor(K) @ cp.multiply(alpha, y))),
+        [alpha >= 0, alpha <= C, y @ alpha == 0])
+    problem.solve(solver="CLARABEL")
+    assert problem.status == "optimal", problem.status
+    return problem.value
+
+
+def rel(a, b):
+    return abs(a - b) / max(abs(b), 1e-12)
+
+
+# GaussianIso's parameter is the scale s of exp(−s‖x − x′‖²), i.e. scikit-learn's gamma
+# (test_grid_columns_are_the_reference_kernels guards this convention).
+def iso_param(gamma):
+    return float(gamma)
+
+
+# -- instances -----------------------------------------------------------------------
+def breast_cancer_subsample(seed=1, per_class=40):
+    X, y = load_breast_cancer(return_X_y=True)
+    rng = np.random.default_rng(seed)
+    idx = np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False)
+                          for c in (0, 1)])
+    X = X[idx]
+    X = (X - X.mean(0)) / X.std(0)
+    return X, np.where(y[idx] == 1, 1.0, -1.0)
+
+
+def random_binary(seed, n=70, dim=4):
+    """A noisy problem with structure at two length scales (a coarse and a fine one), so that
+    optimal kernel combinations often mix several widths."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, dim))
+    score = X[:, 0] + np.sin(4.0 * X[:, 1]) + 0.3 * rng.normal(size=n)
+    y = np.where(score > 0, 1.0, -1.0)
+    assert 0 < (y > 0).sum() < n
+    return X, y
+
+
+FINITE_INSTANCES = {
+    "breast_cancer80": (breast_cancer_subsample, np.logspace(-3, 1, 8), 10.0),
+    "random70": (lambda: random_binary(7), np.logspace(-2.5, 1, 8), 1.0),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(FINITE_INSTANCES))
+def finite_mkl(request):
+    """An instance, its grid of RBF widths, C, the reference grams and the reference optimum."""
+    make, gammas, C = FINITE_INSTANCES[request.param]
+    X, y = make()
+    grams = [rbf(X, g) for g in gammas]
+    opt, alpha, lam, d = reference_mkl(grams, y, C)
+    return dict(X=X, y=y, gammas=gammas, C=C, grams=grams, opt=opt, d=d)
+
+
+def run_cg(master, inst):
+    family = GaussianIso()
+    oracle = GridOracle(candidates=[iso_param(g) for g in inst["gammas"]])
+    start = [Column.make(family, iso_param(inst["gammas"][0]))]
+    return ColumnGeneration(master, oracle, tol=1e-6).run(family, inst["X"], start)
+
+
+def grid_index(column, gammas):
+    hits = np.flatnonzero(np.isclose(column.theta[0], [iso_param(g) for g in gammas],
+                                     rtol=1e-9, atol=0))
+    assert len(hits) == 1, f"{column} is not one of the grid kernels"
+    return int(hits[0])
+
+
+# -- (a) finite MKL through column generation = the full QCQP solved once -------------
+def test_grid_columns_are_the_reference_kernels():
+    X, _ = random_binary(0, n=20)
+    family = GaussianIso()
+    space = Workspace(X)
+    for gamma in (1e-3, 0.1, 1.0, 7.5):
+        np.testing.assert_allclose(space.gram(Column.make(family, iso_param(gamma))),
+                                   rbf(X, gamma), rtol=1e-12, atol=1e-12)
+
+
+def test_reference_formulation_is_consistent(finite_mkl):
+    """Sanity of the references themselves: min_d J(K(d)) = OPT at the QCQP's own duals d,
+    and the instance is not trivial (the optimum mixes several kernels)."""
+    inst = finite_mkl
+    d = inst["d"]
+    assert (d > 1e-6).sum() >= 2
+    Kd = sum(dm * K for dm, K in zip(d, inst["grams"]))
+    assert rel(reference_svm(Kd, inst["y"], inst["C"]), inst["opt"]) < REL
+
+
+@pytest.mark.parametrize("master_cls", [HingeMKLNewton, HingeMKLQCQP])
+def test_column_generation_reaches_full_mkl_optimum(finite_mkl, master_cls):
+    inst = finite_mkl
+    y, C = inst["y"], inst["C"]
+    res = run_cg(master_cls(y, C), inst)
+    assert res.status == "optimal", res.message
+    assert rel(res.objective, inst["opt"]) < REL
+
+    # the learned weights: a point of the simplex over grid kernels ... up to the weights that
+    # the engine prunes as zero (≤ PRUNE_RTOL·max each) without renormalizing the others
+    w = np.asarray(res.weights)
+    assert np.all(w > 0)
+    assert -1e-9 <= 1 - w.sum() <= len(inst["gammas"]) * PRUNE_RTOL * w.max() + 1e-9
+    idx = [grid_index(c, inst["gammas"]) for c in res.columns]
+    assert len(set(idx)) == len(idx)
+    # ... whose combined kernel has SVM dual value = the objective = the full optimum
+    Kd = sum(wm * inst["grams"][i] for wm, i in zip(w, idx))
+    J = reference_svm(Kd, y, C)
+    assert rel(J, res.objective) < REL
+    assert rel(J, inst["opt"]) < REL
+
+
+# -- (b) fast master = cvxpy master on random instances --------------------------------
+SEEDS = range(6)
+CS = (0.1, 1.0, 10.0)
+
+
+@functools.lru_cache(maxsize=None)
+def random_grams(seed):
+    """2–5 RBF Gram matrices, each on a random subset of the features with a random width
+    (10^±1.5 around the median heuristic): optimal combinations then often mix kernels."""
+    rng = np.random.default_rng(100 + seed)
+    X, y = random_binary(seed, n=int(rng.integers(35, 60)), dim=int(rng.integers(2, 6)))
+    grams = []
+    for _ in range(int(rng.integers(2, 6))):
+        feats = rng.choice(X.shape[1], int(rng.integers(1, X.shape[1] + 1)), replace=False)
+        Z = X[:, np.sort(feats)]
+        median = np.median(cdist(Z, Z, "sqeuclidean")[np.triu_indices(len(Z), 1)])
+        grams.append(rbf(Z, 10.0 ** rng.uniform(-1.5, 1.5) / median))
+    return grams, y
+
+
+@functools.lru_cache(maxsize=None)
+def random_reference(seed, C):
+    grams, y = random_grams(seed)
+    return reference_mkl(grams, y, C)
+
+
+def test_random_instances_mix_kernels():
+    """The instances below are not all single-kernel optima (which a vertex would solve)."""
+    mixed = [(random_reference(s, C)[3] > 1e-4).sum() >= 2 for s in SEEDS for C in CS]
+    assert sum(mixed) >= len(mixed) // 3
+
+
+@pytest.mark.parametrize("C", CS)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_newton_master_matches_qcqp_master(seed, C):
+    grams, y = random_grams(seed)
+    fast = HingeMKLNewton(y, C).solve(grams)
+    ref = HingeMKLQCQP(y, C).solve(grams)
+    opt = random_reference(seed, C)[0]
+    for sol in (fast, ref):
+        assert sol.status.value == "optimal"
+        assert rel(sol.objective, opt) < REL
+        assert np.all(sol.weights >= 0) and abs(sol.weights.sum() - 1) < 1e-9
+        assert -1e-9 <= sol.gap <= 1e-5 * max(1.0, abs(sol.objective))
+    assert rel(fast.objective, ref.objective) < REL
+    assert rel(fast.threshold, ref.threshold) < 1e-3
+
+
+# -- (c) the gap of the fast master is a true duality gap ------------------------------
+@pytest.mark.parametrize("max_steps", [0, 50], ids=["at_start", "converged"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_newton_gap_is_a_duality_gap(seed, max_steps):
+    """With ``max_steps=0`` the master stops at its starting weights (uniform): the gap is then
+    large, and must still bound the distance to the optimum from both sides."""
+    grams, y = random_grams(seed)
+    C = 1.0
+    opt = random_reference(seed, C)[0]
+    sol = HingeMKLNewton(y, C, max_steps=max_steps).solve(grams)
+    d, alpha = sol.weights, sol.model["alpha"]
+
+    # α is dual feasible, so (α, λ) with λ = max_m T_m(α) is feasible for the QCQP ...
+    assert np.all(alpha >= 0) and np.all(alpha <= C)
+    assert abs(y @ alpha) <= 1e-9 * C * len(y)
+    w = alpha * y
+    lam = max(0.5 * w @ K @ w for K in grams)
+    lower = alpha.sum() - lam
+    # ... and the objective is J(d), the SVM dual value for K(d) (a primal upper bound)
+    Kd = sum(dm * K for dm, K in zip(d, grams))
+    assert rel(sol.objective, reference_svm(Kd, y, C)) < 1e-6
+
+    scale = max(1.0, abs(opt))
+    assert abs(sol.threshold - lam) <= 1e-9 * scale
+    assert abs((sol.objective - lower) - sol.gap) <= 1e-9 * scale
+    assert sol.gap >= -1e-9
+    # weak duality brackets the true optimum (slack: accuracy of the reference solver)
+    assert lower <= opt + 1e-7 * scale
+    assert opt <= sol.objective + 1e-7 * scale
+    if max_steps == 0:
+        assert sol.status.value == "iteration_limit"
+        assert sol.gap > 1e-3 * scale  # an informative bound, not just ≈ 0
+
+
+# -- (d) bad input -----------------------------------------------------------------------
+MASTERS = [HingeMKLNewton, HingeMKLQCQP]
+
+
+@pytest.mark.parametrize("master_cls", MASTERS)
+@pytest.mark.parametrize("y", [[0.0, 1.0, 0.0, 1.0], [1.0, 2.0, 1.0, 2.0], [1.0, -1.0, np.nan, 1.0],
+                               [[1.0, -1.0], [1.0, -1.0]]],
+                         ids=["zero_one", "one_two", "nan", "2d"])
+def test_bad_labels(master_cls, y):
+    with pytest.raises(ValueError, match=r"\by\b"):
+        master_cls(np.array(y), 1.0)
+
+
+@pytest.mark.parametrize("master_cls", MASTERS)
+@pytest.mark.parametrize("label", [1.0, -1.0])
+def test_one_class_only(master_cls, label):
+    with pytest.raises(ValueError, match=r"\by\b"):
+        master_cls(np.full(5, label), 1.0)
+
+
+@pytest.mark.parametrize("master_cls", MASTERS)
+@pytest.mark.parametrize("C", [0.0, -1.0, np.nan, np.inf, -np.inf])
+def test_bad_C(master_cls, C):
+    with pytest.raises(ValueError, match=r"\bC\b"):
+        master_cls(np.array([1.0, -1.0, 1.0, -1.0]), C)
