@@ -5,7 +5,7 @@
                  -> weights, price matrix W, threshold λ, objective, gap
         oracle:  θ* = argmax_θ <W, K(θ)>  (up to ``n_price`` distinct candidates)
         stop?    (one rule, :meth:`ColumnGeneration.stop_reason`)
-        add the candidates with <W, K(θ)> > λ + tol·|λ|
+        add the candidates with <W, K(θ)> > λ + tol·|λ| + atol
     until stop
 
 The engine knows neither which master nor which oracle it runs: a master is any object with
@@ -90,7 +90,8 @@ class CGResult(OptimizeResult):
     """Result of a column-generation run (a :class:`scipy.optimize.OptimizeResult`).
 
     Attributes: ``status`` (why it stopped), ``message``, ``success``, ``objective``,
-    ``threshold`` (λ), ``best_price``, ``gap`` (master gap), ``columns``, ``weights``,
+    ``threshold`` (λ), ``best_price``, ``upper_bound`` (proven bound on the best price, when
+    the oracle is global), ``gap`` (master gap), ``columns``, ``weights``,
     ``master`` (last :class:`MasterSolution`), ``nit``, ``history`` (dict of per-iteration
     lists: objective, threshold, best_price, gap, n_columns, master_time, pricing_time,
     time), ``attempts`` (every solver fallback, tagged with its iteration).
@@ -101,7 +102,7 @@ class CGResult(OptimizeResult):
 PRUNE_RTOL = 1e-6
 
 #: statuses meaning "the run reached its stop rule", as opposed to a limit or a failure
-CONVERGED = ("optimal", "objective_stalled")
+CONVERGED = ("certified_optimal", "converged_local", "objective_stalled")
 
 
 class ColumnGeneration:
@@ -111,8 +112,10 @@ class ColumnGeneration:
     ----------
     master : Master
     oracle : Oracle
-    tol : float
-        Relative pricing tolerance: stop when no column prices above ``λ + tol·|λ|``.
+    tol, atol : float
+        Pricing tolerances: stop when no column prices above ``λ + tol·|λ| + atol``. The run
+        is ``"certified_optimal"`` when the oracle proved it (an ``upper_bound`` at most that
+        cut), ``"converged_local"`` when the oracle only found no violator.
     obj_tol : float
         Stop when the objective decreased by less than ``obj_tol·|objective|`` in one
         iteration (gehler_nowozin §4.1 used 0.01 %, i.e. ``1e-4``); ``0`` disables it.
@@ -128,26 +131,35 @@ class ColumnGeneration:
         ``> 0`` prints one line per iteration.
     random_state : int, Generator or None
         Seeds the oracle's random starts.
+    regularizer : callable, optional
+        ``r(θ) -> (value, gradient)`` subtracted from every price (afkanpour eq. 4).
     """
 
-    def __init__(self, master: Master, oracle: Oracle, *, tol: float = 1e-4, obj_tol: float = 0.0,
-                 max_iter: int = 100, time_limit: Optional[float] = None, n_price: int = 5,
-                 prune: bool = True, callback: Optional[Callable] = None, verbose: int = 0,
-                 random_state=None):
+    def __init__(self, master: Master, oracle: Oracle, *, tol: float = 1e-4, atol: float = 0.0,
+                 obj_tol: float = 0.0, max_iter: int = 100, time_limit: Optional[float] = None,
+                 n_price: int = 5, prune: bool = True, callback: Optional[Callable] = None,
+                 verbose: int = 0, random_state=None, regularizer: Optional[Callable] = None):
         if not callable(getattr(master, "solve", None)):
             raise TypeError(f"master must have a solve(grams, warm_start) method, got {master!r}")
         if not callable(getattr(oracle, "price", None)):
             raise TypeError(f"oracle must have a price(round) method, got {oracle!r}")
-        self.master, self.oracle = master, oracle
-        self.tol, self.obj_tol, self.max_iter = tol, obj_tol, max_iter
+        self.master, self.oracle, self.regularizer = master, oracle, regularizer
+        self.tol, self.atol, self.obj_tol, self.max_iter = tol, atol, obj_tol, max_iter
         self.time_limit, self.n_price, self.prune = time_limit, n_price, prune
         self.callback, self.verbose, self.random_state = callback, verbose, random_state
 
     # -- the one stop rule -----------------------------------------------------------
-    def stop_reason(self, it: int, elapsed: float, sol: MasterSolution, best_price: float,
+    def cut(self, sol: MasterSolution) -> float:
+        """Prices above this value are violations: ``λ + tol·|λ| + atol``."""
+        return sol.threshold + self.tol * abs(sol.threshold) + self.atol
+
+    def stop_reason(self, it: int, elapsed: float, sol: MasterSolution, pricing: OracleResult,
                     previous_objective: Optional[float], n_new: int) -> Optional[str]:
-        if best_price <= sol.threshold + self.tol * abs(sol.threshold):
-            return "optimal"
+        best_price = float(pricing.scores[0]) if len(pricing.scores) else -np.inf
+        if best_price <= self.cut(sol):
+            bound = pricing.upper_bound
+            return "certified_optimal" if bound is not None and bound <= self.cut(sol) \
+                else "converged_local"
         if (previous_objective is not None and self.obj_tol > 0
                 and previous_objective - sol.objective < self.obj_tol * abs(sol.objective)):
             return "objective_stalled"
@@ -195,15 +207,14 @@ class ColumnGeneration:
                 weights, best = sol.weights, (list(columns), sol)
 
                 t0 = time.perf_counter()
-                problems = [space.pricing_problem(f, sol.price) for f in members]
+                problems = [space.pricing_problem(f, sol.price, self.regularizer) for f in members]
                 pricing = self.oracle.price(PricingRound(problems, X, list(columns), sol.threshold,
                                                          self.n_price, rng))
                 t_pricing = time.perf_counter() - t0
                 attempts += [(it, a) for a in pricing.attempts if a.status is not Status.OPTIMAL]
                 best_price = float(pricing.scores[0]) if len(pricing.scores) else -np.inf
-                cut = sol.threshold + self.tol * abs(sol.threshold)
                 new = [c for c, s in zip(pricing.columns, pricing.scores)
-                       if s > cut and c not in columns][: self.n_price]
+                       if s > self.cut(sol) and c not in columns][: self.n_price]
 
                 for key, value in (("objective", sol.objective), ("threshold", sol.threshold),
                                    ("best_price", best_price), ("gap", sol.gap),
@@ -222,7 +233,7 @@ class ColumnGeneration:
                     except StopIteration:
                         status, message = "callback", "callback raised StopIteration"
                         break
-                status = self.stop_reason(it, time.perf_counter() - start, sol, best_price,
+                status = self.stop_reason(it, time.perf_counter() - start, sol, pricing,
                                           previous_objective, len(new))
                 if status is not None:
                     message = _MESSAGES[status]
@@ -253,6 +264,7 @@ class ColumnGeneration:
         return CGResult(status=status, message=message, success=status in CONVERGED,
                         objective=sol.objective, threshold=sol.threshold,
                         best_price=history["best_price"][-1] if history["best_price"] else None,
+                        upper_bound=None if pricing is None else pricing.upper_bound,
                         gap=sol.gap, columns=list(columns), weights=np.array(sol.weights),
                         master=sol, pricing=pricing, nit=it + 1,
                         history={k: list(v) for k, v in history.items()},
@@ -260,7 +272,9 @@ class ColumnGeneration:
 
 
 _MESSAGES = {
-    "optimal": "no column prices above the threshold λ(1 + tol)",
+    "certified_optimal": "the oracle proved that no column prices above λ + tol·|λ| + atol",
+    "converged_local": "the oracle found no column pricing above λ + tol·|λ| + atol "
+                       "(a local search: no proof that none exists)",
     "objective_stalled": "relative objective decrease below obj_tol",
     "no_new_column": "every violating candidate is already a column (master inaccuracy?)",
     "iteration_limit": "max_iter reached",

@@ -49,32 +49,44 @@ class Workspace:
         for column in [c for c in self._grams if c not in keep]:
             del self._grams[column]
 
-    def pricing_problem(self, family: KernelFamily, price: PriceMatrix) -> "PricingProblem":
+    def pricing_problem(self, family: KernelFamily, price: PriceMatrix,
+                        regularizer=None) -> "PricingProblem":
         idx = price.support
         return PricingProblem(family, family.restrict(self.geometry(family), idx),
-                              price.on_support, self.X.shape[1])
+                              price.on_support, self.X.shape[1], regularizer)
 
 
 class PricingProblem:
-    """``θ ↦ <W, K(θ)>`` for one concrete family, restricted to the support of W.
+    """``θ ↦ <W, K(θ)> − r(θ)`` for one concrete family, restricted to the support of W.
 
-    This is what an oracle maximizes. It counts kernel evaluations in ``n_evals``.
+    This is what an oracle maximizes. ``regularizer`` is an optional
+    ``r(θ) -> (value, gradient)`` (e.g. the shrinkage λ‖σ − σ̄‖² of afkanpour eq. 4), subtracted
+    from every value. Kernel evaluations are counted in ``n_evals``.
     """
 
-    def __init__(self, family: KernelFamily, geometry, W: np.ndarray, n_features: int):
+    def __init__(self, family: KernelFamily, geometry, W: np.ndarray, n_features: int,
+                 regularizer=None):
         self.family, self.geometry, self.W = family, geometry, W
-        self.n_features = n_features
+        self.n_features, self.regularizer = n_features, regularizer
         self.lower, self.upper = family.param_bounds(n_features)
         self.n_evals = 0
 
     def value_and_grad(self, theta) -> tuple[float, np.ndarray]:
         self.n_evals += 1
-        return self.family.price_and_grad(self.geometry, np.asarray(theta, float), self.W)
+        theta = np.asarray(theta, float)
+        value, grad = self.family.price_and_grad(self.geometry, theta, self.W)
+        if self.regularizer is not None:
+            r, r_grad = self.regularizer(theta)
+            value, grad = value - r, grad - r_grad
+        return value, grad
 
     def values(self, thetas) -> np.ndarray:
         thetas = np.asarray(thetas, float).reshape(len(thetas), -1)
         self.n_evals += len(thetas)
-        return self.family.prices(self.geometry, thetas, self.W)
+        values = self.family.prices(self.geometry, thetas, self.W)
+        if self.regularizer is not None:
+            values = values - np.array([self.regularizer(t)[0] for t in thetas])
+        return values
 
     def column(self, theta) -> Column:
         return Column.make(self.family, theta)

@@ -155,7 +155,8 @@ def test_column_generation_reaches_full_mkl_optimum(finite_mkl, master_cls):
     inst = finite_mkl
     y, C = inst["y"], inst["C"]
     res = run_cg(master_cls(y, C), inst)
-    assert res.status == "optimal", res.message
+    # the grid is exhaustive over the candidate list, not over the Gaussian family
+    assert res.status == "converged_local", res.message
     assert rel(res.objective, inst["opt"]) < REL
 
     # the learned weights: a point of the simplex over grid kernels ... up to the weights that

@@ -17,6 +17,9 @@ class GridOracle:
         family's default list of ``size`` points (all members of a finite family).
     size : int
         Length of the default list per family.
+
+    When every family is finite and ``candidates`` is ``None``, the whole family is
+    enumerated, and the result carries the maximum price as a proven ``upper_bound``.
     """
 
     def __init__(self, candidates=None, size: int = 50):
@@ -26,6 +29,7 @@ class GridOracle:
     def price(self, round: PricingRound) -> OracleResult:
         scored = []
         n_evals = 0
+        exhaustive = self.candidates is None and all(p.family.finite for p in round.problems)
         for problem in round.problems:
             if self.candidates is not None:
                 thetas = np.asarray(self.candidates, float).reshape(len(self.candidates), -1)
@@ -35,4 +39,5 @@ class GridOracle:
             n_evals += len(thetas)
             scored += [(v, problem.column(t)) for v, t in zip(values, thetas)]
         columns, scores = best_distinct(scored, round.n_price, exclude=round.columns)
-        return OracleResult(columns, scores, n_evals)
+        bound = max(v for v, _ in scored) if exhaustive else None
+        return OracleResult(columns, scores, n_evals, upper_bound=bound)
