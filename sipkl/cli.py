@@ -13,7 +13,7 @@ def main(argv=None) -> int:
                                description="IKL chessboard toy (gehler_nowozin §4.3).")
     demo.add_argument("--n-train", type=int, default=300)
     demo.add_argument("--n-test", type=int, default=2000)
-    demo.add_argument("--C", type=float, default=10.0)
+    demo.add_argument("--C", type=float, default=1.0)
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--quiet", action="store_true", help="no iteration log")
     args = parser.parse_args(argv)

@@ -28,7 +28,7 @@ def learned_scales(kernel) -> np.ndarray:
     return kernel.weights @ np.array([c.theta for c in kernel.columns])
 
 
-def run(n_train: int = 300, n_test: int = 2000, C: float = 10.0, seed: int = 0,
+def run(n_train: int = 300, n_test: int = 2000, C: float = 1.0, seed: int = 0,
         verbose: int = 1) -> dict:
     """Run the demo, print its report, and return the figures."""
     X, y = make_checkerboard(n_train, n_cells=3, random_state=seed)

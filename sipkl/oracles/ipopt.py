@@ -12,9 +12,9 @@ from .common import best_distinct
 class IpoptOracle:
     """Maximize ``<W, K(θ)>`` by local NLP solves from several starting points.
 
-    Starts, per family: the current columns of that family (warm starts), and the
-    ``n_starts`` best of ``n_samples`` sample points (the family's deterministic spread, then
-    random points), each sample costing one price evaluation. Screening a large sample
+    Starts, per family: the ``n_warm`` current columns of that family with the highest
+    price (warm starts), and the ``n_starts`` best of ``n_samples`` sample points (the
+    family's deterministic spread, then random points), each costing one price evaluation. Screening a large sample
     finds basins that a few blind starts miss (e.g. the pair of signal dimensions of the
     IKL chessboard, invisible to the gradient of either dimension alone).
     IPOPT runs with analytic gradients and a limited-memory Hessian; SciPy's L-BFGS-B takes
@@ -22,29 +22,25 @@ class IpoptOracle:
     Each fallback is an attempt in the result. Not global: see the DC oracle for a bound.
     """
 
-    def __init__(self, n_starts: int = 8, n_samples: int = 200, method: str = "ipopt",
-                 tol: float = 1e-5, max_iter: int = 60):
-        self.n_starts, self.n_samples = n_starts, n_samples
+    def __init__(self, n_starts: int = 8, n_samples: int = 200, n_warm: int = 4,
+                 method: str = "ipopt", tol: float = 1e-5, max_iter: int = 60):
+        self.n_starts, self.n_samples, self.n_warm = n_starts, n_samples, n_warm
         self.method, self.tol, self.max_iter = method, tol, max_iter
 
     def price(self, round: PricingRound) -> OracleResult:
-        scored, attempts, n_evals, statuses = [], [], 0, []
+        scored, attempts, statuses = [], [], []
         for problem in round.problems:
             if problem.family.finite:
                 raise ValueError(f"IpoptOracle needs a continuous family, got the finite "
                                  f"{problem.family!r}: use oracle='grid'")
-            own = [c.theta for c in round.columns if c.family == problem.family]
             sample = problem.family.starting_points(round.X, max(self.n_samples, self.n_starts),
                                                     round.rng)
-            values = problem.values(sample)
-            screened, _ = best_distinct([(v, problem.column(t)) for v, t in zip(values, sample)],
-                                        self.n_starts)
-            starts = np.array([c.theta for c in screened])
-            if own:
-                starts = np.vstack([np.array(own), starts])
+            starts = self._best(problem, sample, self.n_starts)
+            own = np.array([c.theta for c in round.columns if c.family == problem.family])
+            if len(own) and self.n_warm > 0:
+                starts = np.vstack([self._best(problem, own, self.n_warm), starts])
             res = maximize_box(problem.value_and_grad, starts, problem.lower, problem.upper,
                                method=self.method, tol=self.tol, max_iter=self.max_iter)
-            n_evals += res.nfev + len(sample)
             attempts += [a for a in res.attempts if a.solver != self.method or not a.status.usable]
             statuses += res.statuses
             scored += [(v, problem.column(x)) for v, x in zip(res.fun, res.x)]
@@ -52,4 +48,12 @@ class IpoptOracle:
         columns, scores = best_distinct(scored, round.n_price, exclude=round.columns, rtol=1e-3)
         status = Status.OPTIMAL if any(s is Status.OPTIMAL for s in statuses) else (
             Status.OPTIMAL_INACCURATE if any(s.usable for s in statuses) else Status.SOLVER_ERROR)
-        return OracleResult(columns, scores, n_evals, status=status, attempts=attempts)
+        return OracleResult(columns, scores, sum(p.n_evals for p in round.problems),
+                            status=status, attempts=attempts)
+
+    @staticmethod
+    def _best(problem, thetas, n) -> np.ndarray:
+        """The ``n`` distinct points of ``thetas`` with the highest price."""
+        values = problem.values(thetas)
+        chosen, _ = best_distinct([(v, problem.column(t)) for v, t in zip(values, thetas)], n)
+        return np.array([c.theta for c in chosen])
