@@ -25,6 +25,8 @@ from scipy.optimize import OptimizeResult
 from solvers import Attempt, Status
 
 from .kernels.base import KernelFamily
+from .persistence import (check_document, columns_from_list, columns_to_list, document,
+                          read_json, write_json_atomic)
 from .price import PriceMatrix
 from .workspace import Column, PricingProblem, Workspace
 
@@ -133,12 +135,16 @@ class ColumnGeneration:
         Seeds the oracle's random starts.
     regularizer : callable, optional
         ``r(θ) -> (value, gradient)`` subtracted from every price (afkanpour eq. 4).
+    checkpoint : path, optional
+        After each iteration the engine state (columns, weights, history, random state) is
+        written there atomically; ``run(..., resume=path)`` continues from it.
     """
 
     def __init__(self, master: Master, oracle: Oracle, *, tol: float = 1e-4, atol: float = 0.0,
                  obj_tol: float = 0.0, max_iter: int = 100, time_limit: Optional[float] = None,
                  n_price: int = 5, prune: bool = True, callback: Optional[Callable] = None,
-                 verbose: int = 0, random_state=None, regularizer: Optional[Callable] = None):
+                 verbose: int = 0, random_state=None, regularizer: Optional[Callable] = None,
+                 checkpoint=None):
         if not callable(getattr(master, "solve", None)):
             raise TypeError(f"master must have a solve(grams, warm_start) method, got {master!r}")
         if not callable(getattr(oracle, "price", None)):
@@ -147,6 +153,7 @@ class ColumnGeneration:
         self.tol, self.atol, self.obj_tol, self.max_iter = tol, atol, obj_tol, max_iter
         self.time_limit, self.n_price, self.prune = time_limit, n_price, prune
         self.callback, self.verbose, self.random_state = callback, verbose, random_state
+        self.checkpoint = checkpoint
 
     # -- the one stop rule -----------------------------------------------------------
     def cut(self, sol: MasterSolution) -> float:
@@ -172,25 +179,34 @@ class ColumnGeneration:
         return None
 
     # -- the loop --------------------------------------------------------------------
-    def run(self, family: KernelFamily, X: np.ndarray, columns: Sequence[Column]) -> CGResult:
-        """Run from the initial ``columns`` on training points ``X`` for ``family``."""
+    def run(self, family: KernelFamily, X: np.ndarray, columns: Sequence[Column],
+            resume=None) -> CGResult:
+        """Run from the initial ``columns`` on training points ``X`` for ``family``, or from
+        the checkpoint file ``resume`` (then ``columns`` is ignored)."""
         start = time.perf_counter()
         rng = np.random.default_rng(self.random_state)
         space = Workspace(X)
         members = family.members(X.shape[1])
-        columns = list(dict.fromkeys(columns))
-        if not columns:
-            raise ValueError("columns: at least one initial column is needed")
         history = {k: [] for k in ("objective", "threshold", "best_price", "gap", "n_columns",
                                    "master_time", "pricing_time", "time")}
         attempts: list[tuple[int, Attempt]] = []
         weights = None
-        best = None  # (columns, MasterSolution) of the last successful master solve
         previous_objective = None
+        first = 0
+        if resume is not None:
+            state = load_checkpoint(resume)
+            columns, weights, history = state["columns"], state["weights"], state["history"]
+            previous_objective, first = state["previous_objective"], state["iteration"]
+            rng.bit_generator.state = state["rng_state"]
+            start -= history["time"][-1] if history["time"] else 0.0
+        columns = list(dict.fromkeys(columns))
+        if not columns:
+            raise ValueError("columns: at least one initial column is needed")
+        best = None  # (columns, MasterSolution) of the last successful master solve
         status, message, pricing = "iteration_limit", "", None
-        it = -1
+        it = first - 1
         try:
-            for it in range(self.max_iter):
+            for it in range(first, self.max_iter):
                 t0 = time.perf_counter()
                 sol = self.master.solve([space.gram(c) for c in columns], weights)
                 t_master = time.perf_counter() - t0
@@ -241,6 +257,9 @@ class ColumnGeneration:
                 previous_objective = sol.objective
                 columns = columns + new
                 weights = np.concatenate([weights, np.zeros(len(new))])
+                if self.checkpoint is not None:
+                    save_checkpoint(self.checkpoint, it + 1, columns, weights, history,
+                                    previous_objective, rng)
         except KeyboardInterrupt:
             status, message = "interrupted", "interrupted by the user (KeyboardInterrupt)"
         if best is None:
@@ -269,6 +288,30 @@ class ColumnGeneration:
                         master=sol, pricing=pricing, nit=it + 1,
                         history={k: list(v) for k, v in history.items()},
                         attempts=list(attempts))
+
+
+def save_checkpoint(path, iteration, columns, weights, history, previous_objective, rng):
+    """Write the state needed to continue a run at ``iteration`` (atomically)."""
+    write_json_atomic(path, document(
+        "sipkl.checkpoint", iteration=iteration, columns=columns_to_list(columns),
+        weights=[float(w) for w in weights], history=history,
+        previous_objective=previous_objective, rng_state=rng.bit_generator.state))
+
+
+def load_checkpoint(path) -> dict:
+    """Read a checkpoint written by :func:`save_checkpoint` (validated)."""
+    data = check_document(read_json(path), "sipkl.checkpoint")
+    try:
+        state = {"iteration": int(data["iteration"]), "columns": columns_from_list(data["columns"]),
+                 "weights": np.asarray(data["weights"], dtype=float),
+                 "history": {k: list(v) for k, v in data["history"].items()},
+                 "previous_objective": data["previous_objective"],
+                 "rng_state": data["rng_state"]}
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"checkpoint {path} is incomplete or damaged: {exc!r}") from None
+    if len(state["weights"]) != len(state["columns"]) or not np.all(np.isfinite(state["weights"])):
+        raise ValueError(f"checkpoint {path}: weights do not match the columns")
+    return state
 
 
 _MESSAGES = {

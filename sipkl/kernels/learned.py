@@ -1,6 +1,8 @@
 """The learned kernel: a non-negative combination of columns, callable on new data."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 
@@ -26,6 +28,26 @@ class LearnedKernel:
             if d > 0:
                 K += d * column.family.gram(np.asarray(column.theta), X, Y)
         return K
+
+    def to_json(self) -> str:
+        """The kernel as a JSON document (family names, parameters, weights, schema version)."""
+        from ..persistence import columns_to_list, document
+        return json.dumps(document("sipkl.learned_kernel", columns=columns_to_list(self.columns),
+                                   weights=self.weights.tolist()))
+
+    @classmethod
+    def from_json(cls, text: str) -> "LearnedKernel":
+        """Inverse of :meth:`to_json`; a tampered or unknown document raises ``ValueError``."""
+        from ..persistence import check_document, columns_from_list
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"not a JSON document: {exc}") from None
+        data = check_document(data, "sipkl.learned_kernel")
+        weights = np.asarray(data.get("weights"), dtype=float)
+        if weights.ndim != 1 or not np.all(np.isfinite(weights)) or np.any(weights < 0):
+            raise ValueError("weights must be a list of finite non-negative numbers")
+        return cls(columns_from_list(data.get("columns")), weights)
 
     def __len__(self):
         return len(self.columns)
