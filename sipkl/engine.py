@@ -208,7 +208,17 @@ class ColumnGeneration:
         try:
             for it in range(first, self.max_iter):
                 t0 = time.perf_counter()
-                sol = self.master.solve([space.gram(c) for c in columns], weights)
+                try:
+                    sol = self.master.solve([space.gram(c) for c in columns], weights)
+                except (TypeError, ValueError):  # bad input or configuration: say so
+                    raise
+                except Exception as exc:  # solver trouble: stop with the best iterate
+                    if best is None:
+                        raise
+                    status, message = "master_failed", f"master raised {exc!r} at iteration {it}"
+                    attempts.append((it, Attempt(type(self.master).__name__,
+                                                 Status.SOLVER_ERROR, repr(exc))))
+                    break
                 t_master = time.perf_counter() - t0
                 attempts += [(it, a) for a in sol.attempts if a.status is not Status.OPTIMAL]
                 if not (sol.status.usable and np.isfinite(sol.objective)
@@ -224,8 +234,16 @@ class ColumnGeneration:
 
                 t0 = time.perf_counter()
                 problems = [space.pricing_problem(f, sol.price, self.regularizer) for f in members]
-                pricing = self.oracle.price(PricingRound(problems, X, list(columns), sol.threshold,
-                                                         self.n_price, rng))
+                round_ = PricingRound(problems, X, list(columns), sol.threshold, self.n_price, rng)
+                try:
+                    pricing = self.oracle.price(round_)
+                except (TypeError, ValueError):
+                    raise
+                except Exception as exc:
+                    status, message = "oracle_failed", f"oracle raised {exc!r} at iteration {it}"
+                    attempts.append((it, Attempt(type(self.oracle).__name__,
+                                                 Status.SOLVER_ERROR, repr(exc))))
+                    break
                 t_pricing = time.perf_counter() - t0
                 attempts += [(it, a) for a in pricing.attempts if a.status is not Status.OPTIMAL]
                 best_price = float(pricing.scores[0]) if len(pricing.scores) else -np.inf
