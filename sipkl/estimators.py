@@ -9,6 +9,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .engine import ColumnGeneration
+from .expansion import KernelExpansion
 from .kernels import GaussianARD, GaussianIso, GaussianSeparate, KernelFamily, LearnedKernel
 from .masters import HingeMKLNewton, HingeMKLQCQP
 from .oracles import make_oracle
@@ -49,7 +50,24 @@ def initial_column(family: KernelFamily, X) -> Column:
     return Column.make(member, theta)
 
 
-class IKLClassifier(ClassifierMixin, BaseEstimator):
+class ExpansionClassifierMixin(ClassifierMixin):
+    """Prediction of classifiers whose fitted model is a list ``expansions_`` of
+    :class:`~sipkl.expansion.KernelExpansion` (one, or one per class for one-vs-rest)."""
+
+    def decision_function(self, X):
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        scores = np.column_stack([expansion(X) for expansion in self.expansions_])
+        return scores[:, 0] if len(self.expansions_) == 1 else scores
+
+    def predict(self, X):
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]
+
+
+class IKLClassifier(ExpansionClassifierMixin, BaseEstimator):
     """Infinite Kernel Learning with hinge loss (gehler_nowozin, Algorithm 1).
 
     Learns ``k = Σ_θ d_θ k_θ`` over a continuously parameterized ``family`` by column
@@ -85,6 +103,8 @@ class IKLClassifier(ClassifierMixin, BaseEstimator):
     kernel_ : LearnedKernel (binary) or list of LearnedKernel (one per class, multiclass)
     result_ : CGResult or list of CGResult
     n_iter_ : int (binary) or array of int
+    expansions_ : list of KernelExpansion, the prediction model (see :mod:`sipkl.persistence`
+        for saving it without pickle)
     """
 
     def __init__(self, family=None, C=1.0, oracle="ipopt", master="newton", tol=1e-4,
@@ -127,7 +147,7 @@ class IKLClassifier(ClassifierMixin, BaseEstimator):
         targets = ([self.classes_[1]] if len(self.classes_) == 2 else self.classes_)
         seeds = np.random.SeedSequence(self.random_state).spawn(len(targets))
         start = initial_column(family, X)
-        self.models_, results = [], []
+        self.expansions_, results = [], []
         for target, seed in zip(targets, seeds):
             y_pm = np.where(y == target, 1.0, -1.0)
             engine = ColumnGeneration(
@@ -137,26 +157,14 @@ class IKLClassifier(ClassifierMixin, BaseEstimator):
             result = engine.run(family, X, [start])
             model = result.master.model
             sv = np.flatnonzero(model["alpha"] > 0)
-            self.models_.append({"kernel": LearnedKernel(result.columns, result.weights),
-                                 "X_sv": X[sv], "coef": (model["alpha"] * model["y"])[sv],
-                                 "bias": model["bias"]})
+            self.expansions_.append(KernelExpansion(
+                LearnedKernel(result.columns, result.weights), X[sv],
+                (model["alpha"] * model["y"])[sv], model["bias"]))
             results.append(result)
         binary = len(targets) == 1
-        kernels = [m["kernel"] for m in self.models_]
+        kernels = [e.kernel for e in self.expansions_]
         self.kernel_ = kernels[0] if binary else kernels
         self.result_ = results[0] if binary else results
         self.n_iter_ = results[0].nit if binary else np.array([r.nit for r in results])
         return self
 
-    def decision_function(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        scores = np.column_stack([m["kernel"](X, m["X_sv"]) @ m["coef"] + m["bias"]
-                                  for m in self.models_])
-        return scores[:, 0] if len(self.models_) == 1 else scores
-
-    def predict(self, X):
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]

@@ -127,3 +127,62 @@ def read_json(path) -> dict:
             return json.load(f)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{path} is not valid JSON: {exc}") from None
+
+
+def save_model(estimator, path) -> None:
+    """Save a fitted sipkl estimator as ``path`` (JSON) and ``path + ".npz"`` (its arrays).
+
+    What is saved: the estimator's class and JSON-representable parameters (a family by
+    name and parameters; callbacks and custom oracle objects are not saved), ``classes_``,
+    ``n_features_in_`` and the prediction model ``expansions_``; the SHA-256 of the NPZ file
+    is kept in the JSON so that a modified array file is rejected. ``result_`` (the run's
+    history) is not saved.
+    """
+    arrays, models = {}, []
+    for k, expansion in enumerate(estimator.expansions_):
+        arrays.update(expansion.arrays(f"e{k}_"))
+        models.append(expansion.to_dict())
+    npz = os.fspath(path) + ".npz"
+    with open(npz, "wb") as f:
+        np.savez(f, **arrays)
+    params = {}
+    for name, value in estimator.get_params(deep=False).items():
+        try:
+            params[name] = _encode(value)
+        except TypeError:
+            params[name] = None  # not representable (callback, custom oracle): not saved
+    classes = getattr(estimator, "classes_", None)
+    write_json_atomic(path, document(
+        "sipkl.model", estimator=type(estimator).__name__, params=params,
+        classes=None if classes is None else classes.tolist(),
+        n_features_in=int(estimator.n_features_in_), expansions=models, npz_sha256=_sha256(npz)))
+
+
+def load_model(path):
+    """Load an estimator saved by :func:`save_model`; it predicts as the saved one did."""
+    import sipkl
+    from .expansion import KernelExpansion
+    data = check_document(read_json(path), "sipkl.model")
+    npz = os.fspath(path) + ".npz"
+    if _sha256(npz) != data.get("npz_sha256"):
+        raise ValueError(f"{npz} does not match the model file (modified or replaced)")
+    cls = getattr(sipkl, str(data.get("estimator")), None)
+    if not (isinstance(cls, type) and hasattr(cls, "get_params")):
+        raise ValueError(f"unknown estimator {data.get('estimator')!r}")
+    params = {k: _decode(v) for k, v in data["params"].items() if v is not None}
+    estimator = cls(**params)
+    with np.load(npz, allow_pickle=False) as arrays:
+        estimator.expansions_ = [KernelExpansion.from_parts(m, arrays, f"e{k}_")
+                                 for k, m in enumerate(data["expansions"])]
+    if data.get("classes") is not None:
+        estimator.classes_ = np.asarray(data["classes"])
+    estimator.n_features_in_ = int(data["n_features_in"])
+    kernels = [e.kernel for e in estimator.expansions_]
+    estimator.kernel_ = kernels[0] if len(kernels) == 1 else kernels
+    return estimator
+
+
+def _sha256(path) -> str:
+    import hashlib
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
