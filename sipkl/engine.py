@@ -100,6 +100,9 @@ class CGResult(OptimizeResult):
     """
 
 
+#: a master solution reported optimal whose own gap exceeds this (relative) is inaccurate
+GAP_RTOL = 1e-3
+
 #: weights at most this fraction of the largest one count as zero (pruning)
 PRUNE_RTOL = 1e-6
 
@@ -226,8 +229,15 @@ class ColumnGeneration:
                     status = "master_failed"
                     message = f"master returned status {sol.status.value} at iteration {it}"
                     break
+                stale = sol.gap > GAP_RTOL * max(1.0, abs(sol.objective))
+                if sol.status is Status.OPTIMAL and stale:
+                    # re-check outside the solver: an "optimal" with a large gap is stale or wrong
+                    sol.status = Status.OPTIMAL_INACCURATE
+                    attempts.append((it, Attempt(type(self.master).__name__, sol.status,
+                                                 f"reported optimal with gap {sol.gap:.3g}")))
                 if sol.status is Status.OPTIMAL_INACCURATE:
-                    warnings.warn(f"master solution inaccurate at iteration {it}", RuntimeWarning)
+                    warnings.warn(f"master solution inaccurate at iteration {it} "
+                                  f"(gap {sol.gap:.3g})", RuntimeWarning)
                 columns, sol = self._pruned(columns, sol)
                 space.forget(columns)
                 weights, best = sol.weights, (list(columns), sol)

@@ -1,0 +1,254 @@
+"""Solver faults, limits, interrupts, checkpoint/resume and persistence (engine and IKL)."""
+import json
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+
+import solvers.box_nlp as box_nlp
+from sipkl import ColumnGeneration, GaussianARD, GaussianIso, IKLClassifier, LearnedKernel
+from sipkl.estimators import initial_column
+from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
+from sipkl.oracles import GridOracle, IpoptOracle
+from sipkl.persistence import load_model, save_model
+from solvers import Status, maximize_box
+
+
+@pytest.fixture(scope="module")
+def moons():
+    X, y = make_moons(100, noise=0.25, random_state=0)
+    return X, np.where(y == 1, 1.0, -1.0)
+
+
+def engine(y, master=None, oracle=None, **kw):
+    return ColumnGeneration(master or HingeMKLNewton(y, 10.0), oracle or IpoptOracle(),
+                            random_state=0, **kw)
+
+
+class FailingAt:
+    """Wraps a master or oracle; from call number ``at`` on, ``fail(call)`` replaces it."""
+
+    def __init__(self, inner, method, at, fail):
+        self.inner, self.method, self.at, self.fail, self.calls = inner, method, at, fail, 0
+        setattr(self, method, self._call)
+
+    def _call(self, *args):
+        self.calls += 1
+        if self.calls >= self.at:
+            return self.fail(self.inner, *args)
+        return getattr(self.inner, self.method)(*args)
+
+
+def _raise(*_):
+    raise RuntimeError("injected solver crash")
+
+
+def test_master_crash_keeps_best_iterate(moons):
+    X, y = moons
+    master = FailingAt(HingeMKLNewton(y, 10.0), "solve", 3, _raise)
+    res = engine(y, master).run(GaussianIso(), X, [initial_column(GaussianIso(), X)])
+    assert res.status == "master_failed" and "injected" in res.message
+    assert res.nit == 3 and len(res.history["objective"]) == 2
+    assert any(a.status is Status.SOLVER_ERROR and "injected" in a.message for _, a in res.attempts)
+    assert np.isfinite(res.objective) and len(res.columns) >= 1
+
+
+def test_master_infeasible_status_stops_explicitly(moons):
+    X, y = moons
+
+    def infeasible(inner, grams, warm):
+        sol = inner.solve(grams, warm)
+        sol.status = Status.INFEASIBLE
+        return sol
+
+    master = FailingAt(HingeMKLNewton(y, 10.0), "solve", 2, infeasible)
+    res = engine(y, master).run(GaussianIso(), X, [initial_column(GaussianIso(), X)])
+    assert res.status == "master_failed" and "infeasible" in res.message
+    assert res.nit == 2 and len(res.history["objective"]) == 1
+
+
+def test_stale_optimal_is_caught_outside_the_solver(moons):
+    """A master claiming "optimal" with a large duality gap is downgraded and recorded."""
+    X, y = moons
+
+    def stale(inner, grams, warm):
+        sol = inner.solve(grams, warm)
+        sol.gap = 0.5 * abs(sol.objective)
+        return sol
+
+    master = FailingAt(HingeMKLNewton(y, 10.0), "solve", 1, stale)
+    with pytest.warns(RuntimeWarning, match="inaccurate"):
+        res = engine(y, master, max_iter=2).run(GaussianIso(), X,
+                                                [initial_column(GaussianIso(), X)])
+    assert any(a.status is Status.OPTIMAL_INACCURATE and "gap" in a.message
+               for _, a in res.attempts)
+
+
+def test_oracle_crash_keeps_master_solution(moons):
+    X, y = moons
+    oracle = FailingAt(IpoptOracle(), "price", 2, _raise)
+    res = engine(y, oracle=oracle).run(GaussianIso(), X, [initial_column(GaussianIso(), X)])
+    assert res.status == "oracle_failed" and res.nit == 2
+    assert np.isfinite(res.objective)
+
+
+def test_qcqp_master_falls_back_along_its_solver_list(moons):
+    X, y = moons
+    K = GaussianIso().gram([1.0], X)
+    reference = HingeMKLQCQP(y, 10.0, solvers=("CLARABEL",)).solve([K])
+    sol = HingeMKLQCQP(y, 10.0, solvers=("NOT_A_SOLVER", "ECOS_BB_MISSING", "CLARABEL")).solve([K])
+    assert [a.solver for a in sol.attempts] == ["NOT_A_SOLVER", "ECOS_BB_MISSING", "CLARABEL"]
+    assert [a.status for a in sol.attempts][:2] == [Status.SOLVER_ERROR] * 2
+    assert sol.status is Status.OPTIMAL
+    np.testing.assert_allclose(sol.objective, reference.objective, rtol=1e-7)
+
+
+def test_qcqp_master_reports_total_failure(moons):
+    X, y = moons
+    sol = HingeMKLQCQP(y, 10.0, solvers=("NOT_A_SOLVER",)).solve([GaussianIso().gram([1.0], X)])
+    assert sol.status is Status.SOLVER_ERROR and np.isnan(sol.objective)
+
+
+def test_ipopt_raising_inside_a_callback_falls_back_to_lbfgsb():
+    calls = {"n": 0}
+
+    def fun(x):  # crashes on its third call (inside IPOPT's iterations), then behaves
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise FloatingPointError("injected")
+        return -float((x[0] - 0.3) ** 2), np.array([-2 * (x[0] - 0.3)])
+
+    res = maximize_box(fun, [[0.9]], [0.0], [1.0], method="ipopt")
+    solvers = [(a.solver, a.status) for a in res.attempts]
+    assert solvers[0] == ("ipopt", Status.SOLVER_ERROR) and solvers[1][0] == "lbfgsb"
+    np.testing.assert_allclose(res.x[0], [0.3], atol=1e-6)
+
+
+def test_missing_ipopt_is_recorded(monkeypatch):
+    monkeypatch.setattr(box_nlp, "ipopt_available", False)
+    res = maximize_box(lambda x: (-float(x[0] ** 2), -2 * x), [[0.5]], [-1.0], [1.0])
+    assert res.attempts[0].solver == "ipopt" and "unavailable" in res.attempts[0].message
+    assert res.attempts[1].solver == "lbfgsb"
+
+
+def test_time_limit_returns_best_so_far_and_predicts(moons):
+    X, y = moons
+    clf = IKLClassifier(family=GaussianARD(), C=10.0, time_limit=1e-9, obj_tol=0.0,
+                        random_state=0).fit(X, y)
+    assert clf.result_.status == "time_limit" and clf.n_iter_ == 1
+    assert clf.predict(X).shape == (len(X),)
+
+
+def test_keyboard_interrupt_returns_best_so_far(moons):
+    X, y = moons
+
+    def interrupt(intermediate):
+        if intermediate.nit == 2:
+            raise KeyboardInterrupt
+
+    clf = IKLClassifier(C=10.0, callback=interrupt, obj_tol=0.0, random_state=0).fit(X, y)
+    assert clf.result_.status == "interrupted"
+    assert clf.score(X, y) > 0.8
+
+
+RUN = """
+import os, sys, numpy as np
+from sklearn.datasets import make_moons
+from sipkl import ColumnGeneration, GaussianARD
+from sipkl.estimators import initial_column
+from sipkl.masters import HingeMKLNewton
+from sipkl.oracles import IpoptOracle
+X, y = make_moons(100, noise=0.25, random_state=0); y = np.where(y == 1, 1.0, -1.0)
+family = GaussianARD()
+def crash(intermediate):
+    if KILL_AT and intermediate.nit == KILL_AT:
+        os.kill(os.getpid(), 9)
+engine = ColumnGeneration(HingeMKLNewton(y, 10.0), IpoptOracle(), random_state=0,
+                          checkpoint=CHECKPOINT, callback=crash)
+res = engine.run(family, X, [initial_column(family, X)], resume=RESUME)
+np.savez(OUT, weights=res.weights, theta=np.array([c.theta for c in res.columns]),
+         objective=res.history["objective"])
+"""
+
+
+def _run(tmp_path, kill_at, resume, out):
+    code = (f"KILL_AT={kill_at!r}\nCHECKPOINT={str(tmp_path / 'ck.json')!r}\n"
+            f"RESUME={resume!r}\nOUT={out!r}\n" + textwrap.dedent(RUN))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_killed_run_resumes_to_the_same_result(tmp_path):
+    full = _run(tmp_path, None, None, str(tmp_path / "full.npz"))
+    assert full.returncode == 0, full.stderr
+    killed = _run(tmp_path, 3, None, str(tmp_path / "never.npz"))
+    assert killed.returncode == -9 and not (tmp_path / "never.npz").exists()
+    checkpoint = json.loads((tmp_path / "ck.json").read_text())
+    assert checkpoint["iteration"] == 2  # written after iterations 0 and 1; killed in 2
+    resumed = _run(tmp_path, None, str(tmp_path / "ck.json"), str(tmp_path / "resumed.npz"))
+    assert resumed.returncode == 0, resumed.stderr
+    a, b = np.load(tmp_path / "full.npz"), np.load(tmp_path / "resumed.npz")
+    for key in ("weights", "theta", "objective"):
+        np.testing.assert_array_equal(a[key], b[key])
+
+
+def test_damaged_checkpoint_is_rejected(tmp_path, moons):
+    X, y = moons
+    path = tmp_path / "ck.json"
+    engine(y, max_iter=2, checkpoint=str(path)).run(GaussianIso(), X,
+                                                     [initial_column(GaussianIso(), X)])
+    data = json.loads(path.read_text())
+    data["weights"] = data["weights"][:-1] + [float("nan")]
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="weights"):
+        engine(y).run(GaussianIso(), X, None, resume=str(path))
+    data["version"] = 99
+    path.write_text(json.dumps(data))
+    with pytest.raises(ValueError, match="version"):
+        engine(y).run(GaussianIso(), X, None, resume=str(path))
+
+
+def test_learned_kernel_json_round_trip_and_tampering(moons):
+    X, y = moons
+    clf = IKLClassifier(family=GaussianARD(), random_state=0).fit(X, y)
+    text = clf.kernel_.to_json()
+    again = LearnedKernel.from_json(text)
+    np.testing.assert_array_equal(again(X), clf.kernel_(X))
+    data = json.loads(text)
+    for broken in ({**data, "version": 2}, {**data, "schema": "other"},
+                   {**data, "weights": [-1.0] * len(data["weights"])},
+                   {**data, "columns": [{"family": {"type": "Nope", "params": {}},
+                                         "theta": [1.0]}]}):
+        with pytest.raises(ValueError):
+            LearnedKernel.from_json(json.dumps(broken))
+    with pytest.raises(ValueError, match="JSON"):
+        LearnedKernel.from_json("{not json")
+
+
+def test_model_save_load_and_tampered_arrays(tmp_path, moons):
+    X, y = moons
+    clf = IKLClassifier(family=GaussianARD(), C=3.0, random_state=0).fit(X, y)
+    path = tmp_path / "model.json"
+    save_model(clf, path)
+    loaded = load_model(path)
+    np.testing.assert_array_equal(loaded.decision_function(X), clf.decision_function(X))
+    assert loaded.get_params()["C"] == 3.0
+    with np.load(str(path) + ".npz") as arrays:
+        changed = {k: arrays[k] for k in arrays.files}
+    changed["e0_coef"] = changed["e0_coef"] * 2
+    with open(str(path) + ".npz", "wb") as f:
+        np.savez(f, **changed)
+    with pytest.raises(ValueError, match="modified"):
+        load_model(path)
+
+
+def test_pickle_round_trip(moons):
+    X, y = moons
+    clf = IKLClassifier(random_state=0).fit(X, y)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
