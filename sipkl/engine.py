@@ -81,7 +81,8 @@ class OracleResult:
 
 
 class Master(Protocol):
-    def solve(self, grams: Sequence[np.ndarray], warm_start: Optional[np.ndarray]) -> MasterSolution: ...
+    def solve(self, grams: Sequence[np.ndarray],
+              warm_start: Optional[np.ndarray]) -> MasterSolution: ...
 
 
 class Oracle(Protocol):

@@ -38,7 +38,8 @@ def check_positive(value, name, allow_none=False, integer=False):
     if value is None and allow_none:
         return
     kind = numbers.Integral if integer else numbers.Real
-    if isinstance(value, bool) or not isinstance(value, kind) or not np.isfinite(value) or value <= 0:
+    if (isinstance(value, bool) or not isinstance(value, kind) or not np.isfinite(value)
+            or value <= 0):
         raise ValueError(f"{name} must be a positive {'integer' if integer else 'number'}, "
                          f"got {value!r}")
 

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from sipkl import Column, GaussianARD, GaussianIso, PriceMatrix, PricingRound
+from sipkl import GaussianARD, GaussianIso, PriceMatrix, PricingRound
 from sipkl.oracles import GridOracle, IpoptOracle
 from sipkl.workspace import Workspace
 from solvers import maximize_box

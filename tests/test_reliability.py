@@ -1,6 +1,5 @@
 """Solver faults, limits, interrupts, checkpoint/resume and persistence (engine and IKL)."""
 import json
-import os
 import pickle
 import subprocess
 import sys
@@ -14,7 +13,7 @@ import solvers.box_nlp as box_nlp
 from sipkl import ColumnGeneration, GaussianARD, GaussianIso, IKLClassifier, LearnedKernel
 from sipkl.estimators import initial_column
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
-from sipkl.oracles import GridOracle, IpoptOracle
+from sipkl.oracles import IpoptOracle
 from sipkl.persistence import load_model, save_model
 from solvers import Status, maximize_box
 

@@ -25,7 +25,8 @@ def check_bounds(bounds, name: str = "bounds", nonnegative: bool = True) -> tupl
     try:
         lo, hi = (float(b) for b in bounds)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a pair (lower, upper) of numbers, got {bounds!r}") from None
+        raise TypeError(f"{name} must be a pair (lower, upper) of numbers, "
+                        f"got {bounds!r}") from None
     if not (np.isfinite(lo) and np.isfinite(hi)):
         raise ValueError(f"{name} must be finite, got {bounds!r}")
     if lo >= hi:
@@ -124,3 +125,21 @@ class KernelFamily:
 
     def __hash__(self):
         return hash(repr(self))
+
+
+class OneParameterFamily(KernelFamily):
+    """A family with one parameter in ``bounds`` whose geometry is an n × m matrix."""
+
+    def __init__(self, bounds, features=None):
+        super().__init__(features)
+        self.bounds = bounds
+
+    def n_params(self, n_features):
+        return 1
+
+    def param_bounds(self, n_features):
+        lo, hi = check_bounds(self.bounds)
+        return np.array([lo]), np.array([hi])
+
+    def restrict(self, geom, idx):
+        return geom[np.ix_(idx, idx)]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import KernelFamily, check_bounds, squared_distances
+from .base import KernelFamily, OneParameterFamily, check_bounds, squared_distances
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
@@ -30,25 +30,14 @@ def _median_sqdist(X, max_points: int = 500) -> float:
     return med if med > 0 else 1.0
 
 
-class GaussianIso(KernelFamily):
+class GaussianIso(OneParameterFamily):
     """Isotropic Gaussian, ``exp(−s ‖x − x′‖²)``, one scale s ∈ ``bounds``."""
 
     def __init__(self, bounds=(0.0, 900.0), features=None):
-        super().__init__(features)
-        self.bounds = bounds
-
-    def n_params(self, n_features):
-        return 1
-
-    def param_bounds(self, n_features):
-        lo, hi = check_bounds(self.bounds)
-        return np.array([lo]), np.array([hi])
+        super().__init__(bounds, features)
 
     def _geometry(self, X, Y):
         return squared_distances(X, Y)
-
-    def restrict(self, geom, idx):
-        return geom[np.ix_(idx, idx)]
 
     def gram_from(self, geom, theta):
         return np.exp(-theta[0] * geom)

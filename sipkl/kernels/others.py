@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from .base import KernelFamily, check_bounds, squared_distances
+from .base import KernelFamily, OneParameterFamily, squared_distances
 from .gaussian import _median_sqdist
 
 
@@ -27,25 +27,7 @@ def _starts(base: float, n: int, random_state, lo, hi) -> np.ndarray:
     return np.clip(np.concatenate([spread, extra]), lo, hi)[:, None]
 
 
-class _OneParameter(KernelFamily):
-    """A family with one parameter in ``bounds`` and an n × n matrix as geometry."""
-
-    def __init__(self, bounds, features=None):
-        super().__init__(features)
-        self.bounds = bounds
-
-    def n_params(self, n_features):
-        return 1
-
-    def param_bounds(self, n_features):
-        lo, hi = check_bounds(self.bounds)
-        return np.array([lo]), np.array([hi])
-
-    def restrict(self, geom, idx):
-        return geom[np.ix_(idx, idx)]
-
-
-class Dirichlet(_OneParameter):
+class Dirichlet(OneParameterFamily):
     """Dirichlet kernel of degree one, ``1 + 2 cos(σ ‖x − x′‖)`` (afkanpour §3.1), θ = (σ,).
 
     σ is a frequency: the kernel is even in σ, so the box is σ ≥ 0. It is positive
@@ -78,7 +60,7 @@ class Dirichlet(_OneParameter):
         return np.clip(np.concatenate([spread, extra]), lo, hi)[:, None]
 
 
-class Polynomial(_OneParameter):
+class Polynomial(OneParameterFamily):
     """Polynomial kernel ``(1 + γ ⟨x, x′⟩)^q`` (pothin_richard §5), θ = (γ,).
 
     The degree ``q`` (an integer ≥ 1) is fixed; the scale γ ≥ 0 is the parameter (γ > 0 gives
@@ -111,7 +93,7 @@ class Polynomial(_OneParameter):
         return _starts(1.0 / sq if sq > 0 else 1.0, n, random_state, *self.param_bounds(None))
 
 
-class Laplacian(_OneParameter):
+class Laplacian(OneParameterFamily):
     """Laplacian ("exponential") kernel ``exp(−‖x − x′‖ / 2σ²)`` (pothin_richard §5), θ = (σ,).
 
     σ > 0 is a bandwidth, as in the Gaussian ``exp(−‖x − x′‖² / 2σ²)`` of the same paper; in

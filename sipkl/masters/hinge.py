@@ -18,9 +18,8 @@ is exactly J(d) − (1ᵀα − λ), the MKL duality gap, recomputed here outsid
 """
 from __future__ import annotations
 
-import time
 import warnings
-from typing import Optional, Sequence
+from typing import Sequence
 
 import cvxpy as cp
 import numpy as np

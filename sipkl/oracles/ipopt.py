@@ -14,9 +14,10 @@ class IpoptOracle:
 
     Starts, per family: the ``n_warm`` current columns of that family with the highest
     price (warm starts), and the ``n_starts`` best of ``n_samples`` sample points (the
-    family's deterministic spread, then random points), each costing one price evaluation. Screening a large sample
-    finds basins that a few blind starts miss (e.g. the pair of signal dimensions of the
-    IKL chessboard, invisible to the gradient of either dimension alone).
+    family's deterministic spread, then random points), each costing one price evaluation.
+    Screening a large sample finds basins that a few blind starts miss (e.g. the pair of
+    signal dimensions of the IKL chessboard, invisible to the gradient of either dimension
+    alone).
     IPOPT runs with analytic gradients and a limited-memory Hessian; SciPy's L-BFGS-B takes
     over when cyipopt is missing or a start fails (``method="lbfgsb"`` uses it throughout).
     Each fallback is an attempt in the result. Not global: see the DC oracle for a bound.
