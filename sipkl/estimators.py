@@ -44,6 +44,20 @@ def check_positive(value, name, allow_none=False, integer=False):
                          f"got {value!r}")
 
 
+def check_classes(y) -> np.ndarray:
+    """The sorted classes of classification targets ``y``, with clear errors for targets
+    that are not class labels, labels of mixed types, or a single class."""
+    if np.asarray(y).dtype == object:
+        kinds = {type(v).__name__ for v in np.asarray(y).ravel()}
+        if len({"str" if k.startswith("str") else "number" for k in kinds}) > 1:
+            raise ValueError(f"y mixes labels of different types ({', '.join(sorted(kinds))})")
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if len(classes) < 2:
+        raise ValueError(f"y has 1 class ({classes[0]!r}); at least 2 classes are needed")
+    return classes
+
+
 def initial_column(family: KernelFamily, X) -> Column:
     """The first column: the family's first default point (any θ works, Algorithm 1 line 1)."""
     member = family.members(X.shape[1])[0]
@@ -141,10 +155,7 @@ class IKLClassifier(ExpansionClassifierMixin, BaseEstimator):
     def fit(self, X, y):
         family, oracle = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        self.classes_ = np.unique(y)
-        if len(self.classes_) < 2:
-            raise ValueError(f"y has 1 class ({self.classes_[0]!r}); at least 2 classes are needed")
+        self.classes_ = check_classes(y)
         targets = ([self.classes_[1]] if len(self.classes_) == 2 else self.classes_)
         seeds = np.random.SeedSequence(self.random_state).spawn(len(targets))
         start = initial_column(family, X)
