@@ -19,3 +19,7 @@ __all__ = ["CGResult", "ColumnGeneration", "Column", "MasterSolution", "OracleRe
 from .estimators import IKLClassifier  # noqa: E402  (needs the names above)
 
 __all__ += ["IKLClassifier"]
+
+from .alignment_estimators import FSAMAlignmentClassifier, FSAMAlignmentRegressor  # noqa: E402
+
+__all__ += ["FSAMAlignmentClassifier", "FSAMAlignmentRegressor"]

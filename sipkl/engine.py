@@ -54,7 +54,11 @@ class MasterSolution:
 
 @dataclass
 class PricingRound:
-    """The input of an oracle: one pricing problem per concrete family, and context."""
+    """The input of an oracle: one pricing problem per concrete family, and context.
+
+    ``cut`` is the price above which the engine adds a column, ``λ + tol·|λ| + atol``
+    (``None``: the threshold λ).
+    """
 
     problems: list[PricingProblem]
     X: np.ndarray
@@ -62,6 +66,7 @@ class PricingRound:
     threshold: float
     n_price: int
     rng: np.random.Generator
+    cut: Optional[float] = None
 
 
 @dataclass
@@ -122,9 +127,10 @@ class ColumnGeneration:
         Pricing tolerances: stop when no column prices above ``λ + tol·|λ| + atol``. The run
         is ``"certified_optimal"`` when the oracle proved it (an ``upper_bound`` at most that
         cut), ``"converged_local"`` when the oracle only found no violator.
-    obj_tol : float
-        Stop when the objective decreased by less than ``obj_tol·|objective|`` in one
-        iteration (gehler_nowozin §4.1 used 0.01 %, i.e. ``1e-4``); ``0`` disables it.
+    obj_tol, obj_atol : float
+        Stop when the objective decreased by less than ``obj_tol·|objective| + obj_atol`` in
+        one iteration (gehler_nowozin §4.1: relative 0.01 %, ``obj_tol=1e-4``; afkanpour
+        Algorithm 1: absolute θ, ``obj_atol=θ``); both ``0`` disables the rule.
     max_iter, time_limit : stop after that many master solves / seconds.
     n_price : int
         Columns added per iteration at most (multiple pricing).
@@ -145,7 +151,8 @@ class ColumnGeneration:
     """
 
     def __init__(self, master: Master, oracle: Oracle, *, tol: float = 1e-4, atol: float = 0.0,
-                 obj_tol: float = 0.0, max_iter: int = 100, time_limit: Optional[float] = None,
+                 obj_tol: float = 0.0, obj_atol: float = 0.0, max_iter: int = 100,
+                 time_limit: Optional[float] = None,
                  n_price: int = 5, prune: bool = True, callback: Optional[Callable] = None,
                  verbose: int = 0, random_state=None, regularizer: Optional[Callable] = None,
                  checkpoint=None):
@@ -154,7 +161,8 @@ class ColumnGeneration:
         if not callable(getattr(oracle, "price", None)):
             raise TypeError(f"oracle must have a price(round) method, got {oracle!r}")
         self.master, self.oracle, self.regularizer = master, oracle, regularizer
-        self.tol, self.atol, self.obj_tol, self.max_iter = tol, atol, obj_tol, max_iter
+        self.tol, self.atol, self.max_iter = tol, atol, max_iter
+        self.obj_tol, self.obj_atol = obj_tol, obj_atol
         self.time_limit, self.n_price, self.prune = time_limit, n_price, prune
         self.callback, self.verbose, self.random_state = callback, verbose, random_state
         self.checkpoint = checkpoint
@@ -171,8 +179,9 @@ class ColumnGeneration:
             bound = pricing.upper_bound
             return "certified_optimal" if bound is not None and bound <= self.cut(sol) \
                 else "converged_local"
-        if (previous_objective is not None and self.obj_tol > 0
-                and previous_objective - sol.objective < self.obj_tol * abs(sol.objective)):
+        if (previous_objective is not None and (self.obj_tol > 0 or self.obj_atol > 0)
+                and previous_objective - sol.objective
+                < self.obj_tol * abs(sol.objective) + self.obj_atol):
             return "objective_stalled"
         if n_new == 0:
             return "no_new_column"
@@ -245,7 +254,8 @@ class ColumnGeneration:
 
                 t0 = time.perf_counter()
                 problems = [space.pricing_problem(f, sol.price, self.regularizer) for f in members]
-                round_ = PricingRound(problems, X, list(columns), sol.threshold, self.n_price, rng)
+                round_ = PricingRound(problems, X, list(columns), sol.threshold, self.n_price, rng,
+                                      self.cut(sol))
                 try:
                     pricing = self.oracle.price(round_)
                 except (TypeError, ValueError):

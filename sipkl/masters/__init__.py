@@ -2,3 +2,7 @@
 from .hinge import HingeMKLNewton, HingeMKLQCQP
 
 __all__ = ["HingeMKLNewton", "HingeMKLQCQP"]
+
+from .alignment import AlignfMaster, FSAMMaster, UniformMaster  # noqa: E402
+
+__all__ += ["AlignfMaster", "FSAMMaster", "UniformMaster"]
