@@ -94,7 +94,9 @@ class IKLClassifier(ExpansionClassifierMixin, BaseEstimator):
     ----------
     family : KernelFamily or str, default=None (GaussianIso)
     C : float, default=1.0
-    oracle : {"ipopt", "grid"} or oracle object, default="ipopt"
+    oracle : {"ipopt", "grid", "dc"} or oracle object, default="ipopt"
+        ``"dc"`` (Gaussian families with ≤ 3 scales) proves its bound; chain it after a
+        cheap oracle with ``OracleChain([IpoptOracle(), DCGaussianOracle()])``.
     master : {"newton", "qcqp"}, default="newton"
         ``"newton"``: SimpleMKL objective minimized by projected Newton over libsvm;
         ``"qcqp"``: the dual QCQP in cvxpy (reference, slow).

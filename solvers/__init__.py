@@ -6,6 +6,8 @@ returns plain results with a normalized status (see :mod:`solvers.status`).
 from .status import Attempt, Status
 from .box_nlp import maximize_box
 from .cvx import solve_cvxpy
+from .dc import maximize_exp_sum
 from .svm import SVMSolution, solve_svm_dual
 
-__all__ = ["Attempt", "Status", "maximize_box", "solve_cvxpy", "SVMSolution", "solve_svm_dual"]
+__all__ = ["Attempt", "Status", "maximize_box", "maximize_exp_sum", "solve_cvxpy", "SVMSolution",
+           "solve_svm_dual"]

@@ -5,15 +5,18 @@ returns its best distinct candidates, best first, that are not already columns.
 """
 from .grid import GridOracle
 from .ipopt import IpoptOracle
+from .dc import DCGaussianOracle
+from .chain import OracleChain
 from .common import best_distinct
 
-__all__ = ["GridOracle", "IpoptOracle", "best_distinct", "make_oracle"]
+__all__ = ["GridOracle", "IpoptOracle", "DCGaussianOracle", "OracleChain", "best_distinct",
+           "make_oracle"]
 
 
 def make_oracle(oracle):
-    """An oracle object from a name (``"grid"``, ``"ipopt"``) or an oracle instance."""
+    """An oracle object from a name (``"grid"``, ``"ipopt"``, ``"dc"``) or an oracle instance."""
     if isinstance(oracle, str):
-        names = {"grid": GridOracle, "ipopt": IpoptOracle}
+        names = {"grid": GridOracle, "ipopt": IpoptOracle, "dc": DCGaussianOracle}
         if oracle not in names:
             raise ValueError(f"oracle must be one of {sorted(names)} or an object with a "
                              f"price(round) method, got {oracle!r}")

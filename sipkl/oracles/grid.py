@@ -27,17 +27,26 @@ class GridOracle:
         self.size = size
 
     def price(self, round: PricingRound) -> OracleResult:
-        scored = []
-        n_evals = 0
+        values, thetas, owners = [], [], []
         exhaustive = self.candidates is None and all(p.family.finite for p in round.problems)
-        for problem in round.problems:
+        for k, problem in enumerate(round.problems):
             if self.candidates is not None:
-                thetas = np.asarray(self.candidates, float).reshape(len(self.candidates), -1)
+                grid = np.asarray(self.candidates, float).reshape(len(self.candidates), -1)
             else:
-                thetas = problem.family.grid(round.X, self.size, 0)
-            values = problem.values(thetas)
-            n_evals += len(thetas)
-            scored += [(v, problem.column(t)) for v, t in zip(values, thetas)]
-        columns, scores = best_distinct(scored, round.n_price, exclude=round.columns)
-        bound = max(v for v, _ in scored) if exhaustive else None
-        return OracleResult(columns, scores, n_evals, upper_bound=bound)
+                grid = problem.family.grid(round.X, self.size, 0)
+            values.append(problem.values(grid))
+            thetas += list(grid)
+            owners.append(np.full(len(grid), k))
+        values, owners = np.concatenate(values), np.concatenate(owners)
+        order = np.argsort(-values, kind="stable")
+        # Columns are built for the best candidates only; the list grows until n_price
+        # distinct new ones are found (or the candidates run out), so the result is exact.
+        top = round.n_price + len(round.columns)
+        while True:
+            scored = [(values[i], round.problems[owners[i]].column(thetas[i])) for i in order[:top]]
+            columns, scores = best_distinct(scored, round.n_price, exclude=round.columns)
+            if len(columns) == round.n_price or top >= len(order):
+                break
+            top *= 2
+        bound = float(values.max()) if exhaustive else None
+        return OracleResult(columns, scores, len(values), upper_bound=bound)
