@@ -380,8 +380,8 @@ def maximize_exp_sum(weights, exponents, lower, upper, *, rtol: float = 1e-6,
     (simplices bisected); ``nleaves``; ``nfev`` (points evaluated, each over all terms, the
     corners of bounding boxes and the local ascent included); ``status`` (a
     :class:`~solvers.status.Status`: ``OPTIMAL`` when the tolerance was reached,
-    ``ITERATION_LIMIT`` at ``max_nodes``, ``OPTIMAL_INACCURATE`` when simplices too small to bisect in floating point keep the bound
-    above it); ``success`` and ``message``.
+    ``ITERATION_LIMIT`` at ``max_nodes``, ``OPTIMAL_INACCURATE`` when simplices too small to
+    bisect in floating point keep the bound above it); ``success`` and ``message``.
     """
     fun = ExpSum(weights, exponents)
     p = fun.p
