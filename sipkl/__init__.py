@@ -23,3 +23,10 @@ __all__ += ["IKLClassifier"]
 from .alignment_estimators import FSAMAlignmentClassifier, FSAMAlignmentRegressor  # noqa: E402
 
 __all__ += ["FSAMAlignmentClassifier", "FSAMAlignmentRegressor"]
+
+from .kernels import LinearPerFeature  # noqa: E402
+from .greedy_estimators import (GreedyKernelRidge, GreedyKernelRidgeClassifier,  # noqa: E402
+                                NonlinearKernelRidge, PairwiseAlignmentClassifier)
+
+__all__ += ["LinearPerFeature", "GreedyKernelRidge", "GreedyKernelRidgeClassifier",
+            "PairwiseAlignmentClassifier", "NonlinearKernelRidge"]

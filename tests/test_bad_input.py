@@ -5,12 +5,12 @@ import pytest
 from sklearn.base import BaseEstimator, is_classifier
 
 import sipkl
-from sipkl import (ColumnGeneration, GaussianARD, GaussianIso, MasterSolution, PriceMatrix)
+from sipkl import (ColumnGeneration, GaussianARD, GaussianIso, PriceMatrix)
 from sipkl.estimators import initial_column
 from sipkl.kernels import KernelUnion, Precomputed
 from sipkl.masters import HingeMKLNewton
 from sipkl.oracles import GridOracle, IpoptOracle, make_oracle
-from solvers import Status, maximize_box
+from solvers import maximize_box
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(30, 2))

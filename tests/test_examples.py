@@ -32,3 +32,27 @@ def test_afkanpour_sinusoid(capsys):
     # totally corrective re-weighting of FSAM's columns cannot lower the alignment
     assert out["alignf_on_fsam_columns"]["alignment"] >= fsam["alignment"] - 1e-9
     assert out["DU"]["test_error"] > 0.3  # the coarse grid {0, …, 9} misses the frequencies
+
+
+def test_pothin_breast_cancer(capsys):
+    out = run_example("pothin_breast_cancer")
+    assert "paper 0.5667 / 0.5012" in capsys.readouterr().out
+    qp, greedy, first = out["QP"], out["greedy"], out["greedy, first kernel"]
+    assert qp["kernels"] == 3  # the paper's rule for choosing γ, σ
+    # the QP (6) maximizes the alignment over the cone: the greedy cannot beat it in training,
+    # and improves on the best single kernel it starts from
+    assert first["train"] <= greedy["train"] <= qp["train"] + 1e-6
+    assert out["greedy + gradient (§4)"]["train"] >= greedy["train"] - 1e-12
+    assert out["greedy (centred)"]["train"] <= out["alignf (centred QP)"]["train"] + 1e-6
+    for row in ("QP", "greedy", "greedy (centred)"):
+        assert out[row]["test"] > 0.2 and out[row]["svm_test_error"] < 0.1
+
+
+def test_cortes_nkrr():
+    out = run_example("cortes_nkrr")
+    for name, table in out.items():
+        for method, (mean, std) in table.items():
+            assert np.isfinite(mean) and mean < 0.95, (name, method)  # ±1 labels: std ≈ 1
+        for degree in ("lin.", "quad."):  # learning does not degrade the baseline much (§4.1)
+            base = table[f"{degree} base"][0]
+            assert min(table[f"{degree} l1"][0], table[f"{degree} l2"][0]) <= base + 0.05

@@ -6,3 +6,7 @@ from .others import Dirichlet, KernelUnion, Laplacian, Polynomial, Precomputed
 
 __all__ = ["KernelFamily", "GaussianIso", "GaussianSeparate", "GaussianARD", "Dirichlet",
            "Polynomial", "Laplacian", "Precomputed", "KernelUnion", "LearnedKernel"]
+
+from .linear import LinearPerFeature  # noqa: E402
+
+__all__ += ["LinearPerFeature"]
