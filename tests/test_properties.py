@@ -50,3 +50,16 @@ def test_hinge_master_weights_on_simplex_and_columns_priced_at_most_lambda(seed,
     prices = np.array([0.5 * w @ K @ w for K in grams])
     assert np.all(prices <= sol.threshold * (1 + 1e-9) + 1e-12)
     assert sol.gap >= -1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(K_factor=arrays(np.float64, st.tuples(st.integers(3, 10), st.integers(1, 4)),
+                       elements=finite),
+       labels=st.lists(st.sampled_from([-1.0, 1.0]), min_size=10, max_size=10))
+def test_centred_alignment_lies_in_minus_one_one(K_factor, labels):
+    from sipkl.masters.alignment import centered_alignment
+    n = len(K_factor)
+    y = np.array(labels[:n])
+    y[0] = -y[1]  # both classes: the alignment with a constant target is undefined
+    K = K_factor @ K_factor.T  # PSD
+    assert -1 - 1e-12 <= centered_alignment(K, y) <= 1 + 1e-12
