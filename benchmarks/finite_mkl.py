@@ -221,7 +221,8 @@ def main(argv=None):
         print(f"\nfull QCQP over all 20 kernels (Gram matrices: {t_grams:.3f} s)")
         for solver in solvers:
             sol, problem, total, rows = solve_qcqp(grams, ytr, C, solver)
-            print(f"  {solver}: status={sol.status.value}, cvxpy optimal value={problem.value:.10g}, "
+            print(f"  {solver}: status={sol.status.value}, "
+                  f"cvxpy optimal value={problem.value:.10g}, "
                   f"objective={sol.objective:.10g}, gap={sol.gap:.2e}, "
                   f"{int((sol.weights > 1e-6).sum()) if np.all(np.isfinite(sol.weights)) else 0} "
                   f"kernels with weight > 1e-6, {total + t_grams:.2f} s")
@@ -239,10 +240,12 @@ def main(argv=None):
             reference = best["optimum"]
             print(f"\nreference optimum: {reference:.10g} (cvxpy value, {best['method']})")
 
-    print("\n| method | time (s) | objective | rel. diff to QCQP optimum | time / sipkl | test acc. |")
+    print("\n| method | time (s) | objective | rel. diff to QCQP optimum | time / sipkl "
+          "| test acc. |")
     print("|---|---:|---:|---:|---:|---:|")
     for r in results:
-        diff = "n/a" if reference is None else f"{abs(r['objective'] - reference) / abs(reference):.1e}"
+        diff = ("n/a" if reference is None
+                else f"{abs(r['objective'] - reference) / abs(reference):.1e}")
         print(f"| {r['method']} | {r['time']:.3f} | {r['objective']:.6f} | {diff} | "
               f"{r['time'] / t_sipkl:.1f}× | {r['acc']:.4f} |")
     print(f"\nsipkl time: median of {args.repeats} runs; QCQP time: one run, including the "

@@ -143,7 +143,8 @@ def main(argv=None) -> dict:
         return row
 
     print("\nuncentred alignment (eq. 4), training / test:")
-    print("  candidates: " + ", ".join(f"{n} {alignment(G, ytr):.3f}" for n, G in zip(names, grams)))
+    print("  candidates: "
+          + ", ".join(f"{n} {alignment(G, ytr):.3f}" for n, G in zip(names, grams)))
     report("QP", qp_weights(grams, ytr), paper=PAPER["QP"])
     first = np.eye(len(grams))[np.argmax([alignment(G, ytr) for G in grams])]
     report("greedy, first kernel", first, paper=PAPER["greedy, first kernel"])
@@ -157,7 +158,8 @@ def main(argv=None) -> dict:
     refined, history = refine_parameters(selected, X[train], ytr, eta=0.5, tol=1e-5)
     report("greedy + gradient (§4)", None, kernel=refined, paper=PAPER["greedy + gradient (§4)"])
     out["refinement_steps"] = len(history) - 1
-    print("  selected: " + ", ".join(f"{names[m]} ({weights[m]:.3f})" for m in np.flatnonzero(weights)))
+    print("  selected: "
+          + ", ".join(f"{names[m]} ({weights[m]:.3f})" for m in np.flatnonzero(weights)))
 
     print("\ncentred alignment, training / test (not in the paper):")
     report("alignf (centred QP)", AlignfMaster(ytr).solve(grams).weights, centred=True)

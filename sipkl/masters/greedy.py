@@ -43,6 +43,7 @@ from solvers import Attempt, Status
 
 from ..engine import MasterSolution
 from ..price import PriceMatrix
+from .common import simplex_start
 
 
 def _check_targets(y) -> np.ndarray:
@@ -138,9 +139,7 @@ class GreedySquareLossMaster:
               warm_start: np.ndarray | None = None) -> MasterSolution:
         y, mu, m = self.y, self.mu, len(grams)
         grams = np.asarray(grams, dtype=float)
-        weights = (np.full(m, 1.0 / m) if warm_start is None or not np.any(np.asarray(warm_start) > 0)
-                   else np.clip(np.asarray(warm_start, dtype=float), 0.0, None))
-        weights /= weights.sum()
+        weights = simplex_start(warm_start, m)
         attempts, status, n_steps = [], Status.ITERATION_LIMIT, 0
         try:
             while True:
@@ -173,7 +172,8 @@ class GreedySquareLossMaster:
                                             f"line search: max_newton={self.max_newton}"))
         except LinAlgError as exc:
             status = Status.SOLVER_ERROR
-            return MasterSolution(np.full(m, np.nan), np.nan, PriceMatrix.rank_one(np.zeros(len(y))),
+            return MasterSolution(np.full(m, np.nan), np.nan,
+                                  PriceMatrix.rank_one(np.zeros(len(y))),
                                   np.nan, np.nan, status,
                                   attempts=[Attempt("cholesky", status, f"K + μI: {exc}")])
         if status is Status.ITERATION_LIMIT:

@@ -31,6 +31,7 @@ from solvers.cvx import DEFAULT_SOLVERS
 
 from ..engine import MasterSolution
 from ..price import PriceMatrix
+from .common import simplex_start
 
 
 def _column_prices(grams, w, sv) -> np.ndarray:
@@ -60,13 +61,6 @@ def _check(y, C):
     if not (np.isscalar(C) and np.isfinite(C) and C > 0):
         raise ValueError(f"C must be a positive finite number, got {C!r}")
     return y, float(C)
-
-
-def _simplex_start(warm_start, m):
-    if warm_start is None or len(warm_start) != m or not np.any(warm_start > 0):
-        return np.full(m, 1.0 / m)
-    d = np.clip(np.asarray(warm_start, float), 0, None)
-    return d / d.sum()
 
 
 class HingeMKLQCQP:
@@ -143,7 +137,7 @@ class HingeMKLNewton:
 
     def solve(self, grams, warm_start=None) -> MasterSolution:
         y, C = self.y, self.C
-        d = _simplex_start(warm_start, len(grams))
+        d = simplex_start(warm_start, len(grams))
         svm = self._svm(grams, d)
         attempts = list(svm.attempts)
         status = svm.status

@@ -157,7 +157,8 @@ class NonlinearKRRMaster:
             status = Status.SOLVER_ERROR
             return MasterSolution(np.full(m, np.nan), np.nan,
                                   PriceMatrix.rank_one(np.zeros(len(self.y))), np.nan, np.nan,
-                                  status, attempts=[Attempt("cholesky", status, f"K_µ + λI: {exc}")])
+                                  status,
+                                  attempts=[Attempt("cholesky", status, f"K_µ + λI: {exc}")])
         attempts = [] if status is Status.OPTIMAL else [
             Attempt("projected-gradient", status, f"‖P(δ − ∇F) − δ‖ ≥ tol={self.tol} after "
                                                    f"max_steps={self.max_steps} (η={eta:.3g})")]

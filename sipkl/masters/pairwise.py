@@ -138,7 +138,8 @@ class PairwiseAlignmentMaster:
 
     def solve(self, grams: Sequence[np.ndarray],
               warm_start: np.ndarray | None = None) -> MasterSolution:
-        weights = (self._start(grams) if warm_start is None or not np.any(np.asarray(warm_start) > 0)
+        fresh = warm_start is None or not np.any(np.asarray(warm_start) > 0)
+        weights = (self._start(grams) if fresh
                    else self._merge(grams, np.asarray(warm_start, dtype=float)))
         K = sum(w * G for w, G in zip(weights, grams) if w > 0)
         A, W = self.target.alignment_and_gradient(K)
