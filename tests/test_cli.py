@@ -1,6 +1,14 @@
 """The console entry point, run as a user would."""
+import csv
 import subprocess
 import sys
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+
+from sipkl.cli import main
+from sipkl.persistence import load_model
 
 
 def run(*args):
@@ -22,3 +30,127 @@ def test_demo_small():
 def test_bad_option_exits_with_usage():
     out = run("demo", "--C", "-1")
     assert out.returncode == 2 and "--C" in out.stderr
+
+
+# -- fit / predict / plot / bench --------------------------------------------------------
+COMMANDS = ("fit", "predict", "plot", "demo", "bench")
+
+
+@pytest.fixture(scope="module")
+def moons_csv(tmp_path_factory):
+    """40 labelled points ("yes"/"no") in a CSV with a header row."""
+    X, y = make_moons(40, noise=0.2, random_state=0)
+    path = tmp_path_factory.mktemp("data") / "train.csv"
+    with open(path, "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["a", "b", "label"])
+        writer.writerows([[a, b, "yes" if t else "no"] for (a, b), t in zip(X, y)])
+    return path, X, np.where(y == 1, "yes", "no")
+
+
+def test_fit_predict_plot_round_trip(moons_csv, tmp_path):
+    path, X, y = moons_csv
+    model, run_file = tmp_path / "model.json", tmp_path / "run.json"
+    out = run("fit", str(path), "--target", "label", "--method", "ikl", "--oracle", "dc",
+              "--C", "10", "--out", str(model), "--run", str(run_file))
+    assert out.returncode == 0, out.stderr
+    assert "IKLClassifier on 40 points × 2 features: certified_optimal" in out.stdout
+    clf = load_model(model)
+    assert clf.C == 10.0 and clf.oracle == "dc"
+
+    predictions = tmp_path / "predictions.csv"
+    out = run("predict", str(model), str(path), "--target", "label", "--out", str(predictions))
+    assert out.returncode == 0, out.stderr
+    lines = predictions.read_text().splitlines()
+    assert lines[0] == "prediction" and lines[1:] == list(clf.predict(X))
+    assert np.mean(np.array(lines[1:]) == y) > 0.9
+
+    out = run("plot", str(run_file), "--out", str(tmp_path / "convergence.png"))
+    assert out.returncode == 0, out.stderr
+    for kind in ("weights", "scales"):  # the same command, in this process
+        assert main(["plot", str(model), "--kind", kind,
+                     "--out", str(tmp_path / f"{kind}.png")]) == 0
+    for name in ("convergence.png", "weights.png", "scales.png"):
+        assert (tmp_path / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bad_file_is_one_line_without_traceback(tmp_path):
+    out = run("fit", str(tmp_path / "missing.csv"), "--target", "label")
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines() == [
+        f"sipkl fit: error: No such file or directory: {tmp_path / 'missing.csv'}"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_of_every_command(command, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--help"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: sipkl {command}")
+
+
+def error_of(argv, capsys) -> str:
+    """The one-line message of a failing command (exit status 1)."""
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    return err
+
+
+def test_data_errors(moons_csv, tmp_path, capsys):
+    path = str(moons_csv[0])
+    assert "no column 'nope' (column names: a, b, label)" in error_of(
+        ["fit", path, "--target", "nope"], capsys)
+    assert "column index 7 out of range" in error_of(["fit", path, "--target", "7"], capsys)
+    assert "name the target column with --target" in error_of(["fit", path], capsys)
+    ragged = tmp_path / "ragged.csv"
+    ragged.write_text("a,b,label\n1,2,yes\n3,no\n")
+    assert "row 3 has 2 fields, expected 3" in error_of(["fit", str(ragged), "--target",
+                                                         "label"], capsys)
+    text = tmp_path / "text.csv"
+    text.write_text("a,b,label\n1,x,yes\n3,4,no\n")
+    assert "row 2, column 'b': 'x' is not a number" in error_of(
+        ["fit", str(text), "--target", "-1"], capsys)
+    npz = tmp_path / "data.npz"
+    np.savez(npz, features=np.zeros((3, 2)))
+    assert "no array 'X' (arrays: features)" in error_of(["fit", str(npz)], capsys)
+    not_json = tmp_path / "model.json"
+    not_json.write_text("{")
+    assert "is not valid JSON" in error_of(["predict", str(not_json), path], capsys)
+    other = tmp_path / "other.json"
+    other.write_text('{"a": 1}')
+    assert "not a sipkl model, run or checkpoint" in error_of(
+        ["plot", str(other), "--out", str(tmp_path / "x.png")], capsys)
+
+
+def test_option_errors(moons_csv, tmp_path, capsys):
+    path = str(moons_csv[0])
+    rng = np.random.default_rng(0)
+    regression = tmp_path / "regression.npz"
+    np.savez(regression, X=rng.normal(size=(20, 2)), y=rng.normal(size=20))
+    assert "method 'ikl' does classification only" in error_of(
+        ["fit", str(regression), "--method", "ikl"], capsys)
+    assert "method 'nkrr' does regression only" in error_of(
+        ["fit", path, "--target", "label", "--method", "nkrr"], capsys)
+    assert "--C does not apply to greedy" in error_of(
+        ["fit", str(regression), "--method", "greedy", "--C", "1"], capsys)
+    with pytest.raises(SystemExit) as exit_:  # usage errors are argparse's: status 2
+        main(["fit", path, "--method", "svm"])
+    assert exit_.value.code == 2 and "invalid choice: 'svm'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method, task", [("greedy", "regression"), ("nkrr", "regression"),
+                                          ("fsam", "classification"),
+                                          ("pairwise", "classification")])
+def test_every_method_fits_and_saves(method, task, moons_csv, tmp_path, capsys):
+    path, X, _ = moons_csv
+    if task == "regression":
+        data = tmp_path / "data.npz"
+        np.savez(data, X=X, y=X[:, 0] ** 2 + X[:, 1])
+        argv = ["fit", str(data), "--method", method]
+    else:
+        argv = ["fit", str(path), "--target", "label", "--method", method, "--oracle", "grid"]
+    model = tmp_path / "model.json"
+    assert main(argv + ["--max-iter", "3", "--out", str(model)]) == 0, capsys.readouterr().err
+    assert "training" in capsys.readouterr().out
+    assert load_model(model).predict(X).shape == (len(X),)

@@ -56,3 +56,42 @@ def test_cortes_nkrr():
         for degree in ("lin.", "quad."):  # learning does not degrade the baseline much (§4.1)
             base = table[f"{degree} base"][0]
             assert min(table[f"{degree} l1"][0], table[f"{degree} l2"][0]) <= base + 0.05
+
+
+def test_tutorial_column_generation(capsys):
+    out = run_example("tutorial_column_generation")
+    assert "| iteration |" in capsys.readouterr().out
+    assert out["status"] == "certified_optimal" and out["train_accuracy"] > 0.9
+    snapshots, landscapes = out["snapshots"], out["landscapes"]
+    objectives = np.array([s.objective for s in snapshots])
+    # totally corrective: every master has all useful columns of the previous one
+    assert np.all(np.diff(objectives) <= 1e-6 * objectives[:-1])
+    for snapshot, land in zip(snapshots[:-1], landscapes[:-1]):
+        # the global oracle's best is at least every price on the grid, and violates
+        assert snapshot.pricing.scores[0] >= land.values.max() * (1 - 1e-6)
+        assert snapshot.pricing.scores[0] > snapshot.threshold * (1 + 1e-4)
+    last = landscapes[-1]
+    assert last.values.max() <= last.threshold * (1 + 1e-4)
+    assert snapshots[-1].pricing.upper_bound <= last.threshold * (1 + 1e-4)
+
+
+def test_custom_oracle():
+    import ast
+    out = run_example("custom_oracle")
+    tree = ast.parse((EXAMPLES / "custom_oracle.py").read_text())
+    (oracle,) = [node for node in tree.body if isinstance(node, ast.ClassDef)]
+    assert oracle.end_lineno - oracle.lineno + 1 < 40  # the docs promise it
+    scan, dc = out["scan"], out["dc"]
+    assert scan.status == "converged_local" and dc.status == "certified_optimal"
+    # the local oracle cannot beat the certified optimum, and gets close to it
+    assert dc.objective * (1 - 1e-6) <= scan.objective <= dc.objective * (1 + 1e-3)
+
+
+def test_custom_master():
+    out = run_example("custom_master")
+    result = out["result"]
+    assert result.status == "certified_optimal" and np.all(result.weights > 0)
+    n = len(result.master.price.dense())
+    # KKT of the restricted master: every column prices at most 0, exactly 0 with weight > 0
+    np.testing.assert_allclose(result.master.column_prices, 0.0, atol=1e-8 * n ** 2)
+    assert result.upper_bound <= 1e-6 * n ** 2 and out["accuracy"] > 0.9

