@@ -72,7 +72,7 @@ def gpc_fit(data: Data, seed: int) -> dict:
 
 def mklpy_missing() -> str | None:
     if importlib.util.find_spec("MKLpy") is None:
-        return "MKLpy is not installed (pip install 'sipkl[bench]')"
+        return "MKLpy is not installed (pip install 'sipkl[peers]')"
     return None
 
 
