@@ -50,6 +50,11 @@ def run(n_train: int = 300, n_test: int = 2000, C: float = 1.0, seed: int = 0,
     noise = scales[2:].max()
     print(f"  signal dimensions {scales[0]:.3g}, {scales[1]:.3g}; largest noise dimension "
           f"{noise:.3g} (ratio {min(scales[:2]) / max(noise, 1e-300):.3g})")
+    print("heaviest kernels (weight: signal scales | largest noise scale):")
+    for m in np.argsort(-ikl.kernel_.weights)[:3]:
+        theta = np.asarray(ikl.kernel_.columns[m].theta)
+        print(f"  {ikl.kernel_.weights[m]:.3f}: {theta[0]:.3g}, {theta[1]:.3g} | "
+              f"{theta[2:].max():.3g}")
 
     start = time.perf_counter()
     grid = {"gamma": [1.0 / v ** 2 for v in INVERSE_THETAS], "C": np.logspace(-2, 3, 6)}
