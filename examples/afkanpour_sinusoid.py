@@ -26,18 +26,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
 from sipkl import Dirichlet, FSAMAlignmentClassifier, LearnedKernel
+from sipkl.datasets import SINUSOID_FREQUENCIES as TRUE_FREQUENCIES
+from sipkl.datasets import make_sinusoid
 from sipkl.masters.alignment import AlignfMaster, AlignmentTarget, center
 from sipkl.oracles import GridOracle
 from sipkl.workspace import Column
 
-TRUE_FREQUENCIES = np.sqrt([2.0, 12.0, 60.0])
 C_GRID = 10.0 ** np.arange(-5.0, 5.5, 0.5)
-
-
-def sample(n: int, rng) -> tuple[np.ndarray, np.ndarray]:
-    x = rng.uniform(-10.0, 10.0, n)
-    f = np.sin(TRUE_FREQUENCIES[:, None] * x).sum(axis=0)
-    return x[:, None], np.where(f > 0, 1, -1)
 
 
 def svm_error(kernel, data) -> tuple[float, float]:
@@ -87,7 +82,7 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     n_train, n_val, n_test = (100, 100, 300) if args.quick else (500, 500, 1000)
     rng = np.random.default_rng(args.seed)
-    data = [sample(n, rng) for n in (n_train, n_val, n_test)]
+    data = [make_sinusoid(n, rng) for n in (n_train, n_val, n_test)]
     (X, y), _, _ = data
     family = Dirichlet(bounds=(0.0, 10.0))
     out = {}
