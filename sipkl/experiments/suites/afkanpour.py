@@ -182,7 +182,8 @@ class Afkanpour50d(Suite):
 
     def run(self, cell):
         gamma = float(cell.dataset.split("=")[1])
-        n_train, n_val, n_test = self.SMALL["sizes"] if cell.version == "small" else (50, 1000, 1000)
+        small = cell.version == "small"
+        n_train, n_val, n_test = self.SMALL["sizes"] if small else (50, 1000, 1000)
         X, y = datasets.make_relevance(n_train + n_val + n_test, gamma,
                                        random_state=[cell.split, int(gamma)])
         data = Data(X[:n_train], y[:n_train], X[-n_test:], y[-n_test:],

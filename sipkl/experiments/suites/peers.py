@@ -127,7 +127,8 @@ class Peers(Suite):
                                    if r["dataset"] == d and r["method"] == m), "—")
                     body.append([d, m, status, "", "", ""])
                     continue
-                ratios = [by_split[(d, k, m)]["fit_time"] / by_split[(d, k, BASELINE[m])]["fit_time"]
+                ratios = [by_split[(d, k, m)]["fit_time"]
+                          / by_split[(d, k, BASELINE[m])]["fit_time"]
                           for (d_, k, m_) in by_split if d_ == d and m_ == m
                           and by_split[(d, k, m)]["fit_time"] is not None
                           and (d, k, BASELINE[m]) in by_split]
