@@ -7,6 +7,7 @@ import importlib.util
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -95,3 +96,13 @@ def test_custom_master():
     # KKT of the restricted master: every column prices at most 0, exactly 0 with weight > 0
     np.testing.assert_allclose(result.master.column_prices, 0.0, atol=1e-8 * n ** 2)
     assert result.upper_bound <= 1e-6 * n ** 2 and out["accuracy"] > 0.9
+
+
+@pytest.mark.slow
+def test_afkanpour_sinusoid_full_size():
+    """The reproduction at the paper's sizes (500/500/1000): frequencies near √2, √12, √60
+    and test error ≤ 5 % (paper: 2–3 %). Minutes; run by `make test-slow`."""
+    fsam = run_example("afkanpour_sinusoid", argv=())["fsam"]
+    top = np.sort(fsam["frequencies"][np.argsort(-fsam["weights"])[:3]])
+    np.testing.assert_allclose(top, np.sqrt([2.0, 12.0, 60.0]), atol=0.05)
+    assert fsam["test_error"] <= 0.05
