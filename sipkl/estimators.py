@@ -58,6 +58,15 @@ def check_classes(y) -> np.ndarray:
     return classes
 
 
+def store_runs(estimator, results, kernels) -> None:
+    """Set ``kernel_``, ``result_`` and ``n_iter_``: plain values for one run, lists (and an
+    array of iteration counts) for one run per one-vs-rest target."""
+    single = len(results) == 1
+    estimator.kernel_ = kernels[0] if single else kernels
+    estimator.result_ = results[0] if single else results
+    estimator.n_iter_ = results[0].nit if single else np.array([r.nit for r in results])
+
+
 def initial_column(family: KernelFamily, X) -> Column:
     """The first column: the family's first default point (any θ works, Algorithm 1 line 1)."""
     member = family.members(X.shape[1])[0]
@@ -175,10 +184,6 @@ class IKLClassifier(ExpansionClassifierMixin, BaseEstimator):
                 LearnedKernel(result.columns, result.weights), X[sv],
                 (model["alpha"] * model["y"])[sv], model["bias"]))
             results.append(result)
-        binary = len(targets) == 1
-        kernels = [e.kernel for e in self.expansions_]
-        self.kernel_ = kernels[0] if binary else kernels
-        self.result_ = results[0] if binary else results
-        self.n_iter_ = results[0].nit if binary else np.array([r.nit for r in results])
+        store_runs(self, results, [e.kernel for e in self.expansions_])
         return self
 

@@ -25,6 +25,7 @@ from .estimators import (
     check_classes,
     check_positive,
     make_family,
+    store_runs,
 )
 from .expansion import KernelExpansion
 from .kernels import KernelFamily, LearnedKernel, LinearPerFeature
@@ -63,12 +64,6 @@ class _ColumnGenerationEstimator(BaseEstimator):
                                 max_iter=self.max_iter, time_limit=self.time_limit,
                                 n_price=self.n_price, callback=self.callback,
                                 verbose=self.verbose, random_state=seed)
-
-    def _store(self, results, kernels):
-        single = len(results) == 1
-        self.kernel_ = kernels[0] if single else kernels
-        self.result_ = results[0] if single else results
-        self.n_iter_ = results[0].nit if single else np.array([r.nit for r in results])
 
 
 # -- argyriou: greedy square loss ----------------------------------------------------------
@@ -129,7 +124,7 @@ class _GreedySquareLoss(_ColumnGenerationEstimator):
             self.expansions_.append(KernelExpansion(LearnedKernel(result.columns, result.weights),
                                                     X, result.master.model["alpha"]))
             results.append(result)
-        self._store(results, [e.kernel for e in self.expansions_])
+        store_runs(self, results, [e.kernel for e in self.expansions_])
 
 
 class GreedyKernelRidge(RegressorMixin, _GreedySquareLoss):
@@ -267,7 +262,7 @@ class PairwiseAlignmentClassifier(ExpansionClassifierMixin, _ColumnGenerationEst
             kernel, history = refine_parameters(kernel, X, y, centered=self.centered,
                                                 eta=self.eta, tol=self.refine_tol)
             self.alignment_ = history[-1]
-        self._store([result], [kernel])
+        store_runs(self, [result], [kernel])
         K = kernel(X)
         targets = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
         self.expansions_ = [KernelExpansion.from_svc(kernel, X, SVC(
@@ -363,7 +358,7 @@ class NonlinearKernelRidge(RegressorMixin, _ColumnGenerationEstimator):
         result = self._engine(master, oracle, self.random_state).run(family, X, base)
         kernel = LearnedKernel(offset.columns + result.columns,
                                np.concatenate([offset.weights, result.weights]), self.degree)
-        self._store([result], [kernel])
+        store_runs(self, [result], [kernel])
         self.expansions_ = [KernelExpansion(kernel, X, result.master.model["alpha"], y_mean)]
         return self
 
