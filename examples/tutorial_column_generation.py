@@ -106,7 +106,7 @@ def figures(story: dict) -> dict:
     out = {f"landscape-{it}.png": landscape_figure(story, it) for it in range(last)}
     out["landscape-final.png"] = landscape_figure(story, last)
     out["convergence.png"] = plot_convergence(story["classifier"].result_)
-    out["weights.png"] = plot_kernel_weights(story["classifier"].kernel_).figure
+    out["weights.png"] = plot_kernel_weights(story["classifier"].kernel_)
     out["decision.png"] = decision_figure(story)
     return out
 

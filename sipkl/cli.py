@@ -239,9 +239,9 @@ def cmd_plot(args) -> int:
         if not 0 <= args.index < len(kernels):
             raise CLIError(f"--index {args.index}: the model has {len(kernels)} kernel(s)")
         if kind == "weights":
-            figure = plotting.plot_kernel_weights(kernels[args.index]).figure
+            figure = plotting.plot_kernel_weights(kernels[args.index])
         else:
-            figure = plotting.plot_ard_scales(kernels[args.index], model.n_features_in_).figure
+            figure = plotting.plot_ard_scales(kernels[args.index], model.n_features_in_)
     elif schema in ("sipkl.run", "sipkl.checkpoint"):
         if (args.kind or "convergence") != "convergence":
             raise CLIError(f"a run file plots 'convergence', not {args.kind!r}")

@@ -1,4 +1,5 @@
-"""Selection of the best distinct candidates, shared by the oracles."""
+"""What the oracles share: selection of the best distinct candidates, and whether an oracle
+proves its bound."""
 from __future__ import annotations
 
 import numpy as np
@@ -27,3 +28,11 @@ def _same(a, b, rtol):
         return False
     ta, tb = np.asarray(a.theta), np.asarray(b.theta)
     return bool(np.all(np.abs(ta - tb) <= rtol * (1.0 + np.abs(ta))))
+
+
+def proves_bound(oracle, family, n_features: int) -> bool:
+    """Whether ``oracle`` returns a proven upper bound on max_θ <W, K(θ)> in every round over
+    ``family`` — what a ``"certified_optimal"`` stop needs. An oracle says so through a method
+    ``proves_bound(family, n_features)``; one without it is taken to be local."""
+    method = getattr(oracle, "proves_bound", None)
+    return bool(method(family, n_features)) if callable(method) else False

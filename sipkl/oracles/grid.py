@@ -26,6 +26,11 @@ class GridOracle:
         self.candidates = candidates
         self.size = size
 
+    def proves_bound(self, family, n_features: int) -> bool:
+        """Whether pricing ``family`` enumerates it whole (every member finite, no
+        ``candidates``), so that each result carries a proven upper bound."""
+        return self.candidates is None and all(m.finite for m in family.members(n_features))
+
     def price(self, round: PricingRound) -> OracleResult:
         values, thetas, owners = [], [], []
         exhaustive = self.candidates is None and all(p.family.finite for p in round.problems)
