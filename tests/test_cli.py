@@ -1,5 +1,6 @@
 """The console entry point, run as a user would."""
 import csv
+import re
 import subprocess
 import sys
 
@@ -26,6 +27,8 @@ def test_demo_small():
     out = run("demo", "--n-train", "80", "--n-test", "200", "--quiet")
     assert out.returncode == 0, out.stderr
     assert "learned scales" in out.stdout and "SVC + GridSearchCV" in out.stdout
+    assert re.search(r"best C = [\d.e+-]+, gamma = [\d.e+-]+\)", out.stdout), out.stdout
+    assert "np.float64" not in out.stdout
 
 
 def test_bad_option_exits_with_usage():
