@@ -11,9 +11,11 @@
     sipkl bench SUITE
 
 Data are CSV files (a header row is optional; columns are named by header or by index,
-negative from the end) or NPZ files with arrays ``X`` and ``y``. Bad files, unknown columns
-and options a method does not take end with a one-line message on stderr and exit status 1;
-usage errors exit with status 2.
+negative from the end) or NPZ files with arrays ``X`` and ``y``. ``fit`` standardizes the
+features unless ``--no-standardize`` (the scaler is saved with the model and applied by
+``predict``, which also leaves out the model's target column when the file has it). Bad
+files, unknown columns and options a method does not take end with a one-line message on
+stderr and exit status 1; usage errors exit with status 2.
 """
 from __future__ import annotations
 
