@@ -6,10 +6,10 @@ generic parameter θ *is* s; columns print and plot as ``s``):
   dimension d, k(x, x′; d, s) = exp(−s ([x]_d − [x′]_d)²)
 * :class:`GaussianARD` ("products", eq. 13):   k(x, x′; s) = exp(−Σ_d s_d ([x]_d − [x′]_d)²)
 
-The paper writes the same kernels with θ² where we write s. We optimize over s because ∂k/∂θ_d vanishes at
-θ_d = 0 (a local search could never switch a dimension back on), while ∂k/∂s_d does not;
-s is also the variable in which the price is a difference of convex functions (the DC
-oracle). Other notations: bandwidth σ with exp(−‖x − x′‖²/2σ²) is s = 1/(2σ²); scikit-learn's
+The paper writes the same kernels with θ² where we write s. We optimize over s because
+∂k/∂θ_d vanishes at θ_d = 0 (a local search could never switch a dimension back on), while
+∂k/∂s_d does not; s is also the variable in which the price is a difference of convex
+functions (the DC oracle). Other notations: bandwidth σ with exp(−‖x − x′‖²/2σ²) is s = 1/(2σ²); scikit-learn's
 ``gamma`` is s. The default box s ∈ [0, 900] is the paper's θ ∈ [0, 30] (§4.4.1, data
 standardized to zero mean and unit variance).
 """
