@@ -264,8 +264,9 @@ class ColumnGeneration:
         """Run from the initial ``columns`` on training points ``X`` for ``family``, or from
         the checkpoint file ``resume`` (then ``columns`` is ignored).
 
-        ``columns`` may be empty for a master that solves the restricted problem over no
-        column (FSAM's K₀ = εI, alignf): the first round then prices the first column.
+        ``columns`` may be empty for a master whose class sets ``empty_start = True``: it
+        solves the restricted problem over no column (FSAM's K₀ = εI, alignf), and the first
+        round prices the first column.
         """
         start = time.perf_counter()
         rng = np.random.default_rng(self.random_state)
@@ -284,6 +285,9 @@ class ColumnGeneration:
             rng.bit_generator.state = state["rng_state"]
             start -= history["time"][-1] if history["time"] else 0.0
         columns = list(dict.fromkeys(columns))
+        if not columns and not getattr(self.master, "empty_start", False):
+            raise ValueError("columns: at least one initial column is needed (the master "
+                             "does not declare empty_start = True)")
         best = None  # (columns, MasterSolution) of the last successful master solve
         status, message, pricing = RunStatus.ITERATION_LIMIT, "", None
         it = first - 1

@@ -153,6 +153,9 @@ class FSAMMaster:
         Largest step (the paper's value; with T it acts as a regularizer, footnote 3).
     """
 
+    #: solves over no column (K_0 = ε I_n): the engine may start from an empty list
+    empty_start = True
+
     def __init__(self, y, epsilon: float = 1e-10, eta_max: float = 1.0):
         for name, value in (("epsilon", epsilon), ("eta_max", eta_max)):
             if not (_real(value) and value > 0):
@@ -209,6 +212,9 @@ class AlignfMaster:
     aligned column. With no columns, v* = 0: the price is ``W = K̂*_c / ‖K̂*_c‖`` (the first
     column of column generation is the best aligned one), the objective 0.
     """
+
+    #: solves over no column (v* = 0): the engine may start from an empty list
+    empty_start = True
 
     def __init__(self, y, solvers: Sequence[str] = DEFAULT_SOLVERS):
         self.target = AlignmentTarget(y)
