@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -72,7 +74,17 @@ def resolve_obj_tol(obj_tol, oracle, family: KernelFamily, n_features: int) -> f
 
 def store_runs(estimator, results, kernels) -> None:
     """Set ``kernel_``, ``result_`` and ``n_iter_``: plain values for one run, lists (and an
-    array of iteration counts) for one run per one-vs-rest target."""
+    array of iteration counts) for one run per one-vs-rest target.
+
+    Warns with scikit-learn's ``ConvergenceWarning`` (as ``SVC`` does) for each run that
+    ended without success: a limit, a failure, or a master that was not optimal.
+    """
+    for k, result in enumerate(results):
+        if not result.success:
+            which = "" if len(results) == 1 else f" (target {k})"
+            warnings.warn(f"{type(estimator).__name__}: column generation{which} ended with "
+                          f"status {result.status}: {result.message}; the model is the best "
+                          "iterate so far", ConvergenceWarning, stacklevel=3)
     single = len(results) == 1
     estimator.kernel_ = kernels[0] if single else kernels
     estimator.result_ = results[0] if single else results

@@ -17,7 +17,7 @@ from sipkl.estimators import initial_column
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
 from sipkl.oracles import IpoptOracle
 from sipkl.persistence import load_model, save_model
-from solvers import Status, maximize_box
+from solvers import SolverError, Status, maximize_box
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +46,7 @@ class FailingAt:
 
 
 def _raise(*_):
-    raise RuntimeError("injected solver crash")
+    raise SolverError("injected solver crash")
 
 
 def test_master_crash_keeps_best_iterate(moons):
