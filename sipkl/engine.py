@@ -37,7 +37,8 @@ from .workspace import Column, PricingProblem, Workspace
 class MasterSolution:
     """What a restricted master hands back after each solve.
 
-    ``weights`` are the kernel weights of the columns (in order), ``price`` the price matrix W,
+    ``weights`` are the kernel weights of the columns (in order), ``price`` the price matrix W
+    (``None`` for a master that prices no column: the run then ends ``fixed_columns``),
     ``threshold`` λ (a column is worth adding iff its price exceeds it), ``objective`` the
     master's objective (minimized), ``gap`` its own optimality gap (absolute), ``model`` what
     prediction needs (e.g. α and b), ``column_prices`` the price of each current column.
@@ -47,7 +48,7 @@ class MasterSolution:
 
     weights: np.ndarray
     objective: float
-    price: PriceMatrix
+    price: Optional[PriceMatrix]
     threshold: float
     gap: float
     status: Status
@@ -323,6 +324,15 @@ class ColumnGeneration:
                 columns, sol = self._pruned(columns, sol)
                 space.forget(columns)
                 weights, best = sol.weights, (list(columns), sol)
+                if sol.price is None:  # the master prices nothing: its combination is final
+                    _record(history, sol, np.nan, len(columns), t_master, 0.0,
+                            time.perf_counter() - start)
+                    status = (RunStatus.FIXED_COLUMNS if self.master_optimal(sol)
+                              else RunStatus.MASTER_INACCURATE)
+                    message = _MESSAGES[RunStatus.FIXED_COLUMNS] + (
+                        "" if status.success else f"; the master is not optimal (status "
+                        f"{sol.status.value}, gap {sol.gap:.3g})")
+                    break
 
                 t0 = time.perf_counter()
                 problems = [space.pricing_problem(f, sol.price, self.regularizer) for f in members]
@@ -349,12 +359,8 @@ class ColumnGeneration:
                 new = [c for c, s in zip(pricing.columns, pricing.scores)
                        if s > self.cut(sol) and c not in columns][: self.n_price]
 
-                for key, value in (("objective", sol.objective), ("threshold", sol.threshold),
-                                   ("best_price", best_price), ("gap", sol.gap),
-                                   ("n_columns", len(columns)), ("master_time", t_master),
-                                   ("pricing_time", t_pricing),
-                                   ("time", time.perf_counter() - start)):
-                    history[key].append(value)
+                _record(history, sol, best_price, len(columns), t_master, t_pricing,
+                        time.perf_counter() - start)
                 progress.update(it, history["time"][-1], sol.objective, sol.threshold,
                                 best_price, len(columns), len(new))
                 if self.callback is not None:
@@ -408,6 +414,16 @@ class ColumnGeneration:
                         attempts=list(attempts))
 
 
+def _record(history, sol: MasterSolution, best_price, n_columns, master_time, pricing_time,
+            elapsed) -> None:
+    """Append one iteration to the run's ``history``."""
+    for key, value in (("objective", sol.objective), ("threshold", sol.threshold),
+                       ("best_price", best_price), ("gap", sol.gap), ("n_columns", n_columns),
+                       ("master_time", master_time), ("pricing_time", pricing_time),
+                       ("time", elapsed)):
+        history[key].append(value)
+
+
 def save_checkpoint(path, iteration, columns, weights, history, previous_objective, rng):
     """Write the state needed to continue a run at ``iteration`` (atomically)."""
     write_json_atomic(path, document(
@@ -441,6 +457,9 @@ _MESSAGES = {
                                 "non-convex problem (no proof of global optimality)",
     RunStatus.CONVERGED_LOCAL: "the oracle found no column pricing above λ + tol·|λ| + atol "
                                "(a local search: no proof that none exists)",
+    RunStatus.FIXED_COLUMNS: "the master prices no column (its price matrix is None): the "
+                             "result is its combination of the given columns, and no column "
+                             "generation ran",
     RunStatus.ITERATION_LIMIT: "max_iter reached",
     RunStatus.TIME_LIMIT: "time_limit reached",
     RunStatus.CALLBACK: "callback raised StopIteration",

@@ -8,7 +8,7 @@ class RunStatus(str, enum.Enum):
     """Outcome of :meth:`sipkl.engine.ColumnGeneration.run` (``result.status``).
 
     A ``str``: ``result.status == "certified_optimal"`` holds, and it prints as its value.
-    ``success`` is true for the four statuses where the run reached its stop rule with an
+    ``success`` is true for the statuses where the run reached its stop rule with an
     optimal master (see :data:`SUCCESS`); every other status says what is missing.
     """
 
@@ -20,6 +20,9 @@ class RunStatus(str, enum.Enum):
     CONVERGED_LOCAL = "converged_local"
     #: the objective decreased by less than ``obj_tol·|objective| + obj_atol``
     OBJECTIVE_STALLED = "objective_stalled"
+    #: the master prices nothing (``price=None``, e.g. uniform weights over a finite list):
+    #: its optimal combination of the given columns is the result, no column generation ran
+    FIXED_COLUMNS = "fixed_columns"
     #: the pricing (or the objective) says stop, but the master is not optimal
     MASTER_INACCURATE = "master_inaccurate"
     #: no new column above the cut while a violation may remain (a duplicate, or a bound above)
@@ -51,4 +54,5 @@ class RunStatus(str, enum.Enum):
 
 #: the statuses with ``success``: the run reached its stop rule with an optimal master
 SUCCESS = frozenset({RunStatus.CERTIFIED_OPTIMAL, RunStatus.STATIONARY_POINT,
-                     RunStatus.CONVERGED_LOCAL, RunStatus.OBJECTIVE_STALLED})
+                     RunStatus.CONVERGED_LOCAL, RunStatus.OBJECTIVE_STALLED,
+                     RunStatus.FIXED_COLUMNS})

@@ -228,15 +228,21 @@ def test_alignf_master_in_the_engine_reaches_the_finite_optimum(moons):
 def test_uniform_master_gives_equal_weights_and_stops_at_once(moons):
     X, y = moons
     scales = (0.1, 1.0, 10.0, 100.0)
-    res = ColumnGeneration(UniformMaster(y), GridOracle()).run(
+    class NeverCalled:
+        def price(self, round):
+            raise AssertionError("a master that prices nothing needs no oracle")
+
+    res = ColumnGeneration(UniformMaster(y), NeverCalled()).run(
         GaussianIso(), X, [Column.make(GaussianIso(), s) for s in scales])
-    assert res.nit == 1 and res.success
+    assert res.nit == 1 and res.success and res.status == "fixed_columns"
+    assert "no column generation" in res.message and res.pricing is None
     np.testing.assert_array_equal(res.weights, np.full(4, 0.25))
     assert -res.objective == pytest.approx(alignment(sum(rbf(X, s) for s in scales), y),
                                            rel=1e-10)
     clf = FSAMAlignmentClassifier(family=Dirichlet(), master="uniform",
                                   oracle=GridOracle(candidates=[0.5, 1.0, 2.0])).fit(X, y)
     assert [c.theta for c in clf.kernel_.columns] == [(0.5,), (1.0,), (2.0,)]
+    assert clf.result_.status == "fixed_columns"
     np.testing.assert_allclose(clf.kernel_.weights, 1.0 / 3.0)
 
 

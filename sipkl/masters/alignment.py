@@ -260,8 +260,9 @@ class AlignfMaster:
 class UniformMaster:
     """Equal weights over the given columns ("DU" in afkanpour Table 1).
 
-    No column can improve it: the price matrix is 0 and the threshold 0, so the engine stops
-    after the first solve. Meant for a finite list of columns given as the initial columns.
+    It prices no column (``price=None``): the engine stops after the first solve with the
+    status ``fixed_columns``, as no column generation runs. Meant for a finite list of
+    columns given as the initial columns.
     ``objective = −A_c(Σ_m K_m / m)`` for comparison with the other masters.
     """
 
@@ -272,8 +273,7 @@ class UniformMaster:
         m = len(grams)
         alignment = self.target.alignment(center(sum(grams) / m))
         return MasterSolution(weights=np.full(m, 1.0 / m), objective=-alignment,
-                              price=PriceMatrix.rank_one(np.zeros(len(self.target))),
-                              threshold=0.0, gap=0.0, status=Status.OPTIMAL,
+                              price=None, threshold=0.0, gap=0.0, status=Status.OPTIMAL,
                               model={"alignment": alignment}, column_prices=np.zeros(m))
 
 
