@@ -70,6 +70,7 @@ class PricingProblem:
         self.n_features, self.regularizer = n_features, regularizer
         self.lower, self.upper = family.param_bounds(n_features)
         self.n_evals = 0
+        self._pricer = None
 
     def value_and_grad(self, theta) -> tuple[float, np.ndarray]:
         self.n_evals += 1
@@ -79,6 +80,21 @@ class PricingProblem:
             r, r_grad = self.regularizer(theta)
             value, grad = value - r, grad - r_grad
         return value, grad
+
+    def values_and_grads(self, thetas, grad: bool = True):
+        """Values and (with ``grad``) gradients, as rows, of the rows of ``thetas``, all in
+        one batch (:meth:`KernelFamily.batch_pricer`, built once per problem)."""
+        thetas = np.atleast_2d(np.asarray(thetas, float))
+        self.n_evals += len(thetas)
+        if self._pricer is None:
+            self._pricer = self.family.batch_pricer(self.geometry, self.W)
+        values, grads = self._pricer(thetas, grad)
+        if self.regularizer is not None:
+            penalties = [self.regularizer(t) for t in thetas]
+            values = values - np.array([r for r, _ in penalties])
+            if grad:
+                grads = grads - np.array([g for _, g in penalties])
+        return values, grads
 
     def values(self, thetas) -> np.ndarray:
         thetas = np.asarray(thetas, float).reshape(len(thetas), -1)

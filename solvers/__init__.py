@@ -4,10 +4,11 @@ Nothing in this package imports :mod:`sipkl`: each function takes arrays and cal
 returns plain results with a normalized status (see :mod:`solvers.status`).
 """
 from .status import Attempt, Status
-from .box_nlp import maximize_box
+from .box_nlp import ascend_box, maximize_box
 from .cvx import solve_cvxpy
 from .dc import maximize_exp_sum
+from .simplex_qp import minimize_simplex_qp
 from .svm import SVMSolution, solve_svm_dual
 
-__all__ = ["Attempt", "Status", "maximize_box", "maximize_exp_sum", "solve_cvxpy", "SVMSolution",
+__all__ = ["Attempt", "Status", "ascend_box", "maximize_box", "maximize_exp_sum", "minimize_simplex_qp", "solve_cvxpy", "SVMSolution",
            "solve_svm_dual"]

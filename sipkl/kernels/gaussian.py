@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import KernelFamily, OneParameterFamily, check_bounds, squared_distances
+from .base import (KernelFamily, OneParameterFamily, PairExponential, check_bounds,
+                   squared_distances)
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
-_CHUNK_ELEMENTS = 2 ** 22  # bound on the temporary (candidates × pairs) block of `prices`
+#: GaussianARD keeps the (pairs × dimensions) matrix of squared differences up to this size
+_PAIR_ELEMENTS = 2 ** 24
 
 
 def _median_sqdist(X, max_points: int = 500) -> float:
@@ -28,6 +30,15 @@ def _median_sqdist(X, max_points: int = 500) -> float:
     d2 = squared_distances(X, X)[np.triu_indices(len(X), 1)]
     med = float(np.median(d2)) if d2.size else 0.0
     return med if med > 0 else 1.0
+
+
+def _median_sqdiff_per_dim(X, max_points: int = 500) -> np.ndarray:
+    """Per dimension d, the median of ([x_i]_d − [x_j]_d)² over pairs of (a subsample of)
+    the rows of ``X``, 1 where it is 0."""
+    X = X[:: max(1, len(X) // max_points)]
+    i, j = np.triu_indices(len(X), 1)
+    med = np.median(np.square(X[i] - X[j]), axis=0) if len(i) else np.zeros(X.shape[1])
+    return np.where(med > 0, med, 1.0)
 
 
 class GaussianIso(OneParameterFamily):
@@ -47,15 +58,12 @@ class GaussianIso(OneParameterFamily):
         return float(WK.sum()), np.array([-np.sum(WK * geom)])
 
     def prices(self, geom, thetas, W):
-        # Σ_ij W_ij e^{−s d_ij} over the upper triangle (the diagonal has d = 0).
-        iu = np.triu_indices(len(geom), 1)
-        d2, w = geom[iu], 2.0 * W[iu]
-        s = np.asarray(thetas, float).reshape(-1)
-        out = np.full(s.shape, float(np.trace(W)))
-        step = max(1, _CHUNK_ELEMENTS // max(1, d2.size))
-        for k in range(0, len(s), step):
-            out[k:k + step] += np.exp(-np.outer(s[k:k + step], d2)) @ w
-        return out
+        thetas = np.asarray(thetas, float).reshape(-1, 1)
+        return self.batch_pricer(geom, W)(thetas, grad=False)[0]
+
+    def batch_pricer(self, geom, W):
+        # δ_ij = ‖x_i − x_j‖² over the upper triangle
+        return PairExponential.from_upper(geom[np.triu_indices(len(geom), 1)][:, None], W)
 
     def starting_points(self, X, n, random_state=None):
         lo, hi = self.param_bounds(None)
@@ -128,6 +136,18 @@ class GaussianARD(KernelFamily):
         quad = 2.0 * (M.sum(1) @ (X * X)) - 2.0 * np.einsum("id,id->d", X, M @ X)
         return float(M.sum()), -quad
 
+    def prices(self, geom, thetas, W):
+        return self.batch_pricer(geom, W)(thetas, grad=False)[0]
+
+    def batch_pricer(self, geom, W):
+        """All scales at once through the pairs i < j: δ_ij = ([x_i]_d − [x_j]_d)²_d (P × D),
+        when that matrix has at most ``_PAIR_ELEMENTS`` entries (else one θ at a time)."""
+        X, _ = geom
+        i, j = np.triu_indices(len(X), 1)
+        if len(i) * X.shape[1] > _PAIR_ELEMENTS:
+            return super().batch_pricer(geom, W)
+        return PairExponential(np.square(X[i] - X[j]), 2.0 * W[i, j], np.trace(W))
+
     def starting_points(self, X, n, random_state=None):
         """Isotropic scales first (the spread of :class:`GaussianIso`), then random sparse
         points: a random subset of 1 to 3 dimensions switched on at a data-scaled level."""
@@ -137,7 +157,7 @@ class GaussianARD(KernelFamily):
         spread = (_SPREAD[:n] / _median_sqdist(Xs))[:, None] * np.ones(p)
         rng = np.random.default_rng(random_state)
         n_extra = max(0, n - len(spread))
-        per_dim = np.array([_median_sqdist(Xs[:, [d]]) for d in range(p)])
+        per_dim = _median_sqdiff_per_dim(Xs)
         extra = np.zeros((n_extra, p))
         for row in extra:  # loop over starting points, not samples
             on = rng.choice(p, size=min(p, rng.integers(1, 4)), replace=False)
