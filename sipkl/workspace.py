@@ -73,22 +73,18 @@ class PricingProblem:
         self._pricer = None
 
     def value_and_grad(self, theta) -> tuple[float, np.ndarray]:
-        self.n_evals += 1
-        theta = np.asarray(theta, float)
-        value, grad = self.family.price_and_grad(self.geometry, theta, self.W)
-        if self.regularizer is not None:
-            r, r_grad = self.regularizer(theta)
-            value, grad = value - r, grad - r_grad
-        return value, grad
+        values, grads = self.values_and_grads(np.asarray(theta, float)[None, :])
+        return float(values[0]), grads[0]
 
-    def values_and_grads(self, thetas, grad: bool = True):
+    def values_and_grads(self, thetas, grad: bool = True, dtype=np.float64):
         """Values and (with ``grad``) gradients, as rows, of the rows of ``thetas``, all in
-        one batch (:meth:`KernelFamily.batch_pricer`, built once per problem)."""
+        one batch (:meth:`KernelFamily.batch_pricer`, built once per problem; ``dtype``
+        float32 for a search whose results are evaluated again)."""
         thetas = np.atleast_2d(np.asarray(thetas, float))
         self.n_evals += len(thetas)
         if self._pricer is None:
             self._pricer = self.family.batch_pricer(self.geometry, self.W)
-        values, grads = self._pricer(thetas, grad)
+        values, grads = self._pricer(thetas, grad, dtype)
         if self.regularizer is not None:
             penalties = [self.regularizer(t) for t in thetas]
             values = values - np.array([r for r, _ in penalties])

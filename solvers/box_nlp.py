@@ -122,7 +122,7 @@ def _ipopt_options(negated, x0, lower, upper, tol, max_iter) -> dict:
 
 def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], starts: np.ndarray,
                lower: np.ndarray, upper: np.ndarray, *, tol: float = 1e-5,
-               max_iter: int = 100) -> OptimizeResult:
+               max_iter: int = 100, window: int = 5) -> OptimizeResult:
     """Maximize ``fun`` over the box ``[lower, upper]`` from all rows of ``starts`` at once.
 
     ``fun(X) -> (values, gradients)`` evaluates the rows of ``X`` (S × p) in one call. Each
@@ -133,9 +133,10 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
 
     with the Barzilai–Borwein step a = sᵀs / (−sᵀu) (s = x⁺ − x, u = g⁺ − g) after an
     accepted step; the first step moves by a tenth of the start's size (as in
-    :func:`maximize_box`). A start stops when an accepted step raised f by at most
-    ``tol·|f|``, or when its step has shrunk below round-off; one function call per
-    iteration serves all starts still moving.
+    :func:`maximize_box`). A start stops when ``window`` accepted steps in a row raised f by
+    at most ``tol·|f|`` in all (single Barzilai–Borwein steps can gain little far from a
+    maximum), or when its step has shrunk below round-off; one function call per iteration
+    serves all starts still moving.
 
     Returns
     -------
@@ -152,6 +153,7 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
     typical = np.maximum(np.abs(x).max(1), max(1e-3 * width, 1e-8))
     a = 0.1 * typical / np.maximum(np.abs(g).max(1), 1e-300)
     moving = np.ones(len(x), dtype=bool)
+    f_ref, since = f.copy(), np.zeros(len(x), dtype=int)  # f `since` iterations ago
     nit = 0
     while moving.any() and nit < max_iter:
         nit += 1
@@ -163,7 +165,10 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
         slope = np.einsum("ij,ij->i", g[k], step)
         accept = ft >= f[k] + 1e-4 * slope
         tiny = np.abs(step).max(1) <= 1e-14 * (np.abs(x[k]).max(1) + typical[k])
-        done = (accept & (ft - f[k] <= tol * np.abs(ft))) | (~accept & tiny)
+        since[k] += accept
+        checked = accept & (since[k] >= window)
+        done = (checked & (ft - f_ref[k] <= tol * np.abs(ft))) | (~accept & tiny)
+        f_ref[k[checked]], since[k[checked]] = ft[checked], 0
         curvature = -np.einsum("ij,ij->i", step, gt - g[k])
         a[k] = np.where(accept, np.where(curvature > 0, np.einsum("ij,ij->i", step, step)
                                          / np.where(curvature > 0, curvature, 1.0), 4.0 * a[k]),

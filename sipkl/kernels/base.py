@@ -110,13 +110,16 @@ class KernelFamily:
         return np.array([np.sum(W * self.gram_from(geom, t)) for t in thetas])
 
     def batch_pricer(self, geom, W) -> "Callable":
-        """``f(thetas, grad=True) -> (values, gradients)``: the price ``<W, K(θ)>`` of each
-        row of ``thetas`` (S × p), and with ``grad`` its gradient (S × p, else ``None``).
+        """``f(thetas, grad=True, dtype=np.float64) -> (values, gradients)``: the price
+        ``<W, K(θ)>`` of each row of ``thetas`` (S × p), and with ``grad`` its gradient
+        (S × p, else ``None``). ``dtype=np.float32`` allows single-precision arithmetic, for
+        searches whose results are evaluated again in double precision.
 
         Families whose kernel is ``exp(−θ·δ(x, x′))`` (:class:`PairExponential`) evaluate all
-        rows with two matrix products; this default evaluates :meth:`price_and_grad` per row.
+        rows with two matrix products; this default evaluates :meth:`price_and_grad` per row
+        (in double precision whatever ``dtype``).
         """
-        def pricer(thetas, grad=True):
+        def pricer(thetas, grad=True, dtype=np.float64):
             pairs = [self.price_and_grad(geom, t, W) for t in np.atleast_2d(thetas)]
             values = np.array([v for v, _ in pairs])
             return values, (np.array([g for _, g in pairs]) if grad else None)
@@ -170,7 +173,9 @@ class PairExponential:
         ∇price(θ_s) = −Σ_ij w_ij E_ij,s δ_ij            = −(E ∘ w)ᵀ Δ,
 
     so S parameters cost two (P × p × S) matrix products and P·S exponentials, done in
-    blocks of pairs so that the temporary P × S block stays bounded.
+    blocks of pairs so that the temporary P × S block stays bounded. With
+    ``dtype=np.float32`` the products and exponentials are single precision (about twice
+    as fast; relative error ~10⁻⁷ per term) and the sums over blocks double precision.
     """
 
     #: bound on the elements of the temporary (pairs × parameters) block
@@ -185,14 +190,16 @@ class PairExponential:
         iu = np.triu_indices(len(W), 1)
         return cls(deltas, 2.0 * W[iu], np.trace(W))
 
-    def __call__(self, thetas, grad: bool = True):
+    def __call__(self, thetas, grad: bool = True, dtype=np.float64):
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
         values = np.full(len(thetas), self.trace)
         grads = np.zeros(thetas.shape) if grad else None
+        deltas, weights = self._in(dtype)
+        thetas_t = thetas.T.astype(deltas.dtype)
         step = max(1, self.CHUNK_ELEMENTS // max(1, len(thetas)))
-        for k in range(0, len(self.weights), step):  # blocks of pairs, not single pairs
-            delta, w = self.deltas[k:k + step], self.weights[k:k + step]
-            E = delta @ thetas.T
+        for k in range(0, len(weights), step):  # blocks of pairs, not single pairs
+            delta, w = deltas[k:k + step], weights[k:k + step]
+            E = delta @ thetas_t
             np.negative(E, out=E)
             np.exp(E, out=E)
             values += w @ E
@@ -200,3 +207,13 @@ class PairExponential:
                 E *= w[:, None]
                 grads -= E.T @ delta
         return values, grads
+
+    def _in(self, dtype):
+        """``deltas`` and ``weights`` in ``dtype`` (the single-precision copy made once)."""
+        if np.dtype(dtype) == np.float64:
+            return self.deltas, self.weights
+        if np.dtype(dtype) != np.float32:
+            raise ValueError(f"dtype must be float64 or float32, got {dtype!r}")
+        if not hasattr(self, "_single"):
+            self._single = self.deltas.astype(np.float32), self.weights.astype(np.float32)
+        return self._single

@@ -32,7 +32,7 @@ def _median_sqdist(X, max_points: int = 500) -> float:
     return med if med > 0 else 1.0
 
 
-def _median_sqdiff_per_dim(X, max_points: int = 500) -> np.ndarray:
+def _median_sqdiff_per_dim(X, max_points: int = 150) -> np.ndarray:
     """Per dimension d, the median of ([x_i]_d − [x_j]_d)² over pairs of (a subsample of)
     the rows of ``X``, 1 where it is 0."""
     X = X[:: max(1, len(X) // max_points)]
