@@ -24,10 +24,10 @@ from sipkl.datasets import make_checkerboard
 from sipkl.demo import INVERSE_THETAS
 
 
-def board(n_train, n_test, n_cells, seed):
+def board(n_train, n_test, n_cells, seed, n_noise=18):
     """Train and test sets with the two signal dimensions moved to random positions."""
-    X, y = make_checkerboard(n_train, n_cells=n_cells, random_state=seed)
-    X_test, y_test = make_checkerboard(n_test, n_cells=n_cells, random_state=seed + 1)
+    X, y = make_checkerboard(n_train, n_noise, n_cells, random_state=seed)
+    X_test, y_test = make_checkerboard(n_test, n_noise, n_cells, random_state=seed + 1)
     order = np.random.default_rng(seed).permutation(X.shape[1])
     scaler = StandardScaler().fit(X[:, order])
     return scaler.transform(X[:, order]), y, scaler.transform(X_test[:, order]), y_test

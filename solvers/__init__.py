@@ -10,5 +10,5 @@ from .dc import maximize_exp_sum
 from .simplex_qp import minimize_simplex_qp
 from .svm import SVMSolution, solve_svm_dual
 
-__all__ = ["Attempt", "Status", "ascend_box", "maximize_box", "maximize_exp_sum", "minimize_simplex_qp", "solve_cvxpy", "SVMSolution",
-           "solve_svm_dual"]
+__all__ = ["Attempt", "Status", "ascend_box", "maximize_box", "maximize_exp_sum",
+           "minimize_simplex_qp", "solve_cvxpy", "SVMSolution", "solve_svm_dual"]

@@ -130,11 +130,20 @@ class GaussianARD(KernelFamily):
     def price_and_grad(self, geom, theta, W):
         X, _ = geom
         Z = X * np.sqrt(theta)
-        M = W * np.exp(-squared_distances(Z, Z))  # M = W ∘ K(s)
+        a = np.einsum("id,id->i", Z, Z)
+        one = np.ones((len(X), 1))
+        # −‖z_i − z_j‖² = [√2 z_i, −a_i, −1]·[√2 z_j, 1, a_j] (a = ‖z‖²): the exponents in one
+        # product, then M = W ∘ K(s) in place
+        M = np.hstack([np.sqrt(2.0) * Z, -a[:, None], -one]) @ np.hstack(
+            [np.sqrt(2.0) * Z, one, a[:, None]]).T
+        np.exp(M, out=M)
+        M *= W
         # Σ_ij M_ij ([x_i]_d − [x_j]_d)² = 2 Σ_i r_i [x_i]_d² − 2 Σ_i [x_i]_d [M X]_id, r = M1
-        # (M is symmetric), so one n × n × D product gives the whole gradient.
-        quad = 2.0 * (M.sum(1) @ (X * X)) - 2.0 * np.einsum("id,id->d", X, M @ X)
-        return float(M.sum()), -quad
+        # (M is symmetric): one product M [X, 1] gives r and the whole gradient.
+        MX = M @ np.hstack([X, one])
+        r = MX[:, -1]
+        quad = 2.0 * (r @ (X * X)) - 2.0 * np.einsum("id,id->d", X, MX[:, :-1])
+        return float(r.sum()), -quad
 
     def prices(self, geom, thetas, W):
         return self.batch_pricer(geom, W)(thetas, grad=False)[0]
