@@ -119,10 +119,12 @@ class HingeMKLNewton:
         [y_Fᵀ   0 ] [∂b/∂d_k   ] = −[ 0 ],   g_k = (Y K_k Y α)_F,   Q = Y K(d) Y,
 
     is ∇²J_mk = g_mᵀ Z_k with Z = KKT⁻¹[G; 0]. Each step minimizes the quadratic model over
-    the simplex (primal active set, :func:`solvers.minimize_simplex_qp`; a Frank-Wolfe vertex as
-    recorded fallback) and is safeguarded by
-    Armijo backtracking on J. Stops when the MKL duality gap (see module doc) is at most
-    ``gap_tol·|J|``. With a single column the master is one SVM solve.
+    the simplex (primal active set, :func:`solvers.minimize_simplex_qp`; the Frank-Wolfe
+    vertex as recorded fallback, and when the model step is too small to descend) and is
+    safeguarded by Armijo backtracking on J; when backtracking fails (J is only as exact as libsvm's
+    ``svm_tol``), the SVM tolerance is tightened 100× once and the step retried. Stops when
+    the MKL duality gap (see module doc) is at most ``gap_tol·|J|``. With a single column the
+    master is one SVM solve.
     """
 
     def __init__(self, y, C: float = 1.0, gap_tol: float = 1e-6, svm_tol: float = 1e-6,
@@ -130,15 +132,16 @@ class HingeMKLNewton:
         self.y, self.C = _check(y, C)
         self.gap_tol, self.svm_tol, self.max_steps = gap_tol, svm_tol, max_steps
 
-    def _svm(self, grams, d):
-        """The SVM for K(d) = Σ d_m K_m, and K(d)."""
+    def _svm(self, grams, d, tol):
+        """The SVM for K(d) = Σ d_m K_m (libsvm tolerance ``tol``), and K(d)."""
         Kd = sum(dm * K for dm, K in zip(d, grams) if dm > 0)
-        return solve_svm_dual(Kd, self.y, self.C, tol=self.svm_tol), Kd
+        return solve_svm_dual(Kd, self.y, self.C, tol=tol), Kd
 
     def solve(self, grams, warm_start=None) -> MasterSolution:
         y, C = self.y, self.C
         d = simplex_start(warm_start, len(grams))
-        svm, Kd = self._svm(grams, d)
+        svm_tol = self.svm_tol
+        svm, Kd = self._svm(grams, d, svm_tol)
         attempts = list(svm.attempts)
         status = svm.status
         for _ in range(self.max_steps):
@@ -152,17 +155,26 @@ class HingeMKLNewton:
                 attempts.append(step_attempt)
             direction = target - d
             slope = -T @ direction  # directional derivative of J
+            if slope >= 0:  # the model step is below round-off: the Frank-Wolfe vertex
+                direction = np.eye(len(d))[np.argmax(T)] - d  # descends by the gap
+                slope = -T @ direction
             if slope >= 0:
                 status = Status.OPTIMAL_INACCURATE
                 attempts.append(Attempt("newton", status, "no descent direction (gap not closed)"))
                 break
             t = 1.0
             while t > 1e-10:
-                trial, trial_Kd = self._svm(grams, d + t * direction)
+                trial, trial_Kd = self._svm(grams, d + t * direction, svm_tol)
                 if trial.objective <= J + 1e-4 * t * slope:
                     break
                 t *= 0.5
             else:
+                if svm_tol > 1e-3 * self.svm_tol:  # J is as exact as libsvm: once 100× tighter
+                    svm_tol *= 1e-2
+                    attempts.append(Attempt("newton", Status.OPTIMAL_INACCURATE, "line search "
+                                            f"failed: SVM tolerance tightened to {svm_tol:g}"))
+                    svm, Kd = self._svm(grams, d, svm_tol)
+                    continue
                 status = Status.OPTIMAL_INACCURATE
                 attempts.append(Attempt("newton", status, "line search failed (gap not closed)"))
                 break
