@@ -7,6 +7,7 @@ import numpy as np
 
 from .kernels.base import KernelFamily
 from .price import PriceMatrix
+from .threads import one_blas_thread
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,9 @@ class Workspace:
 
     def gram(self, column: Column) -> np.ndarray:
         if column not in self._grams:
-            self._grams[column] = column.family.gram_from(self.geometry(column.family),
-                                                          np.asarray(column.theta))
+            with one_blas_thread():  # see sipkl.threads
+                self._grams[column] = column.family.gram_from(self.geometry(column.family),
+                                                              np.asarray(column.theta))
         return self._grams[column]
 
     def forget(self, keep) -> None:

@@ -31,6 +31,7 @@ from solvers.cvx import DEFAULT_SOLVERS
 
 from ..engine import MasterSolution
 from ..price import PriceMatrix
+from ..threads import one_blas_thread
 from .common import simplex_start
 
 
@@ -138,6 +139,11 @@ class HingeMKLNewton:
         return solve_svm_dual(Kd, self.y, self.C, tol=tol), Kd
 
     def solve(self, grams, warm_start=None) -> MasterSolution:
+        # matrix-vector products and small solves: see sipkl.threads
+        with one_blas_thread():
+            return self._solve(grams, warm_start)
+
+    def _solve(self, grams, warm_start) -> MasterSolution:
         y, C = self.y, self.C
         d = simplex_start(warm_start, len(grams))
         svm_tol = self.svm_tol

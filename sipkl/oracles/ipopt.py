@@ -9,6 +9,7 @@ import numpy as np
 from solvers import Status, ascend_box, maximize_box
 
 from ..engine import OracleResult, PricingRound
+from ..threads import one_blas_thread
 from .common import best_distinct
 
 
@@ -45,6 +46,11 @@ class IpoptOracle:
         self.search_dtype = search_dtype
 
     def price(self, round: PricingRound) -> OracleResult:
+        # thin products (pairs × D times D × starts): see sipkl.threads
+        with one_blas_thread():
+            return self._price(round)
+
+    def _price(self, round: PricingRound) -> OracleResult:
         scored, attempts, statuses = [], [], []
         for problem in round.problems:
             if problem.family.finite:
