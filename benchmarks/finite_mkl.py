@@ -70,8 +70,8 @@ def check_parameterization(X):
     for g in (GAMMAS[0], GAMMAS[10], GAMMAS[-1]):
         K = space.gram(Column.make(family, iso_param(g)))
         if not np.allclose(K, rbf_kernel(X[:50], gamma=g), rtol=1e-10, atol=1e-12):
-            sys.exit(f"GaussianIso(θ={iso_param(g)}) is not exp(−{g}·‖x − x′‖²): the kernel "
-                     "parameterization changed, update iso_param() in this script")
+            sys.exit(f"GaussianIso scale s={iso_param(g)} is not exp(−{g}·‖x − x′‖²): the "
+                     "kernel parameterization changed, update iso_param() in this script")
 
 
 def run_sipkl(X, y, C):

@@ -1,66 +1,86 @@
 """MkDocs hooks: what the site shows of a run is computed while the site is built.
 
-* ``on_files`` runs the tutorial story (``examples/tutorial_column_generation.py``) and adds
-  its figures to the site as ``figures/tutorial/*.png``; ``on_page_markdown`` puts the
-  iteration table of the same run into ``tutorial.md`` (at the marker :data:`TABLE`).
+* ``on_files`` executes the tutorial notebook ``docs/tutorial.ipynb`` in a Jupyter kernel
+  (nbclient) and makes the page ``tutorial.md`` from it (:func:`notebook_markdown`): its
+  Markdown cells as they are, its code cells as Python blocks, and their outputs — text,
+  Markdown (the iteration table), and figures, added to the site as
+  ``figures/tutorial/figure-<k>.png``. The notebook is the one source of the page; it is also
+  copied to the site, for download.
 * The benchmarks page is ``docs/benchmarks.md``, written by the benchmark scripts; until that
   file exists the page is a short generated stub.
 """
 from __future__ import annotations
 
-import importlib.util
-import io
+import base64
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parents[1]
-TABLE = "<!-- tutorial: iterations -->"
-STATUS = "<!-- tutorial: status -->"
+NOTEBOOK = ROOT / "docs" / "tutorial.ipynb"
+FIGURES = "figures/tutorial"
 BENCHMARKS_STUB = """# Benchmarks
 
 No benchmark results are in this build yet: the benchmark scripts in `benchmarks/`
 write them to `docs/benchmarks.md`, which becomes this page.
 """
 
-_tutorial: dict = {}
+
+def execute_notebook(path: Path, timeout: int = 300):
+    """The notebook at ``path``, executed top to bottom in a fresh Python kernel."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    notebook = nbformat.read(path, as_version=4)
+    try:
+        NotebookClient(notebook, timeout=timeout, kernel_name="python3",
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    except CellExecutionError as exc:
+        raise PluginError(f"{path.name} failed: {exc}") from None
+    return notebook
 
 
-def _load_example(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "examples" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def _fenced(text: str, language: str) -> str:
+    return f"```{language}\n{text.rstrip()}\n```"
+
+
+def notebook_markdown(notebook) -> tuple[str, dict[str, bytes]]:
+    """The page of an executed notebook and its figures (``{file name: PNG bytes}``).
+
+    Code cells lose their IPython magics (``%matplotlib inline``), which are not Python."""
+    parts, figures = [], {}
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            parts.append(cell.source)
+            continue
+        if cell.cell_type != "code":
+            continue
+        code = "\n".join(line for line in cell.source.splitlines()
+                         if not line.startswith("%"))
+        parts.append(_fenced(code, "python"))
+        for output in cell.get("outputs", []):
+            if output.output_type == "stream":
+                parts.append(_fenced(output.text, "text"))
+            elif output.output_type in ("display_data", "execute_result"):
+                data = output.data
+                if "image/png" in data:
+                    name = f"figure-{len(figures)}.png"
+                    figures[name] = base64.b64decode(data["image/png"])
+                    parts.append(f"![figure {len(figures)}]({FIGURES}/{name})")
+                elif "text/markdown" in data:
+                    parts.append(data["text/markdown"])
+                elif "text/plain" in data:
+                    parts.append(_fenced(data["text/plain"], "text"))
+    return "\n\n".join(parts) + "\n", figures
 
 
 def on_files(files, config):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    story_module = _load_example("tutorial_column_generation")
-    story = story_module.run()
-    result = story["classifier"].result_
-    _tutorial["table"] = story_module.table(story)
-    _tutorial["status"] = (f"The run stopped after {result.nit} iterations with status "
-                           f"`{result.status}`: {result.message}.")
-    for name, figure in story_module.figures(story).items():
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png", dpi=90)
-        plt.close(figure)
-        files.append(File.generated(config, f"figures/tutorial/{name}",
-                                    content=buffer.getvalue()))
+    page, figures = notebook_markdown(execute_notebook(NOTEBOOK))
+    files.append(File.generated(config, "tutorial.md", content=page))
+    for name, png in figures.items():
+        files.append(File.generated(config, f"{FIGURES}/{name}", content=png))
     if files.get_file_from_path("benchmarks.md") is None:
         files.append(File.generated(config, "benchmarks.md", content=BENCHMARKS_STUB))
     return files
-
-
-def on_page_markdown(markdown, page, config, files):
-    if page.file.src_uri != "tutorial.md":
-        return markdown
-    for marker, key in ((TABLE, "table"), (STATUS, "status")):
-        if marker not in markdown:
-            raise PluginError(f"tutorial.md lost its marker {marker}")
-        markdown = markdown.replace(marker, _tutorial[key])
-    return markdown

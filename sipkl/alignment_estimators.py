@@ -15,28 +15,16 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.svm import SVC
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .engine import ColumnGeneration, PricingRound
+from .engine import ColumnGeneration
 from .estimators import (ExpansionClassifierMixin, check_classes, check_positive,
-                         make_family)
+                         make_family, store_runs)
 from .expansion import KernelExpansion
 from .kernels import LearnedKernel
 from .masters.alignment import AlignfMaster, FSAMMaster, Shrinkage, UniformMaster
 from .oracles import GridOracle, make_oracle
-from .workspace import Column, Workspace
+from .workspace import Column
 
 MASTERS = {"fsam": FSAMMaster, "alignf": AlignfMaster, "uniform": UniformMaster}
-
-
-def first_column(target, family, X, oracle, regularizer, rng) -> Column:
-    """Algorithm 1 at t = 1 (lines 2–6): the column priced best at ``K_0 = ε I_n``.
-
-    One pricing round of ``oracle`` with FSAM's price matrix for the empty combination; the
-    engine then runs from this column (its first master solve is lines 7–9 at t = 1).
-    """
-    price = FSAMMaster(target).solve([], None).price
-    space = Workspace(X)
-    problems = [space.pricing_problem(f, price, regularizer) for f in family.members(X.shape[1])]
-    return oracle.price(PricingRound(problems, X, [], 0.0, 1, rng)).columns[0]
 
 
 def dictionary(family, X, oracle) -> list[Column]:
@@ -66,25 +54,30 @@ class _AlignmentKernel(BaseEstimator):
                 shrinkage if shrinkage.lam > 0 else None)
 
     def _learn_kernel(self, X, target, family, oracle, regularizer):
-        """Run the engine; set ``kernel_`` (weights summing to one), ``result_``, ``n_iter_``."""
-        first_rng, engine_seed = np.random.SeedSequence(self.random_state).spawn(2)
-        if self.master == "uniform":
-            start = dictionary(family, X, oracle)
-        else:
-            start = [first_column(target, family, X, oracle, regularizer,
-                                  np.random.default_rng(first_rng))]
+        """Run the engine; set ``kernel_`` (weights summing to one), ``result_``, ``n_iter_``.
+
+        FSAM and alignf start from no column: the engine's first round solves the master
+        over none (FSAM: K_0 = ε I_n, Algorithm 1 line 2) and prices the first column (lines
+        4–6), under the engine's time limit and callback; T columns take T + 1 master solves.
+        """
+        uniform = self.master == "uniform"
         engine = ColumnGeneration(
             MASTERS[self.master](target), oracle, tol=0.0, atol=0.0, obj_atol=self.tol,
-            max_iter=self.max_iter, time_limit=self.time_limit, n_price=1,
-            callback=self.callback, verbose=self.verbose, random_state=engine_seed,
-            regularizer=regularizer)
-        result = engine.run(family, X, start)
-        total = result.weights.sum()
+            max_iter=self.max_iter + (0 if uniform else 1), time_limit=self.time_limit,
+            n_price=1, callback=self.callback, verbose=self.verbose,
+            random_state=self.random_state, regularizer=regularizer)
+        result = engine.run(family, X, dictionary(family, X, oracle) if uniform else [])
+        columns, weights = result.columns, result.weights
+        if not columns:  # stopped in the first round: its column alone (if one was priced)
+            if result.pricing is None or not result.pricing.columns:
+                raise RuntimeError(f"{type(self).__name__}: column generation ended with "
+                                   f"status {result.status} before finding a first column: "
+                                   f"{result.message}")
+            columns, weights = result.pricing.columns[:1], np.ones(1)
+        total = weights.sum()
         # all weights 0: no column improved on FSAM's K_0 = εI; keep the columns, equally
-        weights = (result.weights / total if total > 0
-                   else np.full(len(result.weights), 1.0 / len(result.weights)))
-        self.kernel_ = LearnedKernel(result.columns, weights)
-        self.result_, self.n_iter_ = result, result.nit
+        weights = weights / total if total > 0 else np.full(len(weights), 1.0 / len(weights))
+        store_runs(self, [result], [LearnedKernel(columns, weights)])
         return self.kernel_(X)
 
 

@@ -11,9 +11,11 @@
     sipkl bench SUITE
 
 Data are CSV files (a header row is optional; columns are named by header or by index,
-negative from the end) or NPZ files with arrays ``X`` and ``y``. Bad files, unknown columns
-and options a method does not take end with a one-line message on stderr and exit status 1;
-usage errors exit with status 2.
+negative from the end) or NPZ files with arrays ``X`` and ``y``. ``fit`` standardizes the
+features unless ``--no-standardize`` (the scaler is saved with the model and applied by
+``predict``, which also leaves out the model's target column when the file has it). Bad
+files, unknown columns and options a method does not take end with a one-line message on
+stderr and exit status 1; usage errors exit with status 2.
 """
 from __future__ import annotations
 
@@ -174,21 +176,34 @@ def _results(estimator) -> list:
     return result if isinstance(result, list) else [result]
 
 
+def final_estimator(model):
+    """The sipkl estimator of a model: itself, or the last step of its ``Pipeline``."""
+    from sklearn.pipeline import Pipeline
+    return model[-1] if isinstance(model, Pipeline) else model
+
+
 def cmd_fit(args) -> int:
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
     from .persistence import document, save_model, write_json_atomic
     X, y = read_data(args.data, args.target)
     estimator = make_estimator(args, y)
-    estimator.fit(X, y)
+    model = estimator if args.no_standardize else make_pipeline(StandardScaler(), estimator)
+    model.fit(X, y)
     results = _results(estimator)
     statuses = ", ".join(dict.fromkeys(r.status for r in results))
-    score = estimator.score(X, y)
+    score = model.score(X, y)
     kind = "accuracy" if hasattr(estimator, "classes_") else "R²"
+    print("features standardized to zero mean and unit variance on the training data (the "
+          "scaler is part of the model; --no-standardize turns this off)"
+          if not args.no_standardize else "features used as they are (--no-standardize)")
     print(f"{type(estimator).__name__} on {X.shape[0]} points × {X.shape[1]} features: "
           f"{statuses}, {sum(r.nit for r in results)} iteration(s), "
           f"{sum(len(r.columns) for r in results)} kernels, training {kind} {score:.4g}")
     if args.out is not None:
         try:
-            save_model(estimator, args.out)
+            save_model(model, args.out, training_data={"target": args.target})
         except (AttributeError, TypeError) as exc:
             raise CLIError(f"cannot save a {type(estimator).__name__} model: {exc}") from None
         print(f"model written to {args.out} (+ .npz)")
@@ -201,11 +216,29 @@ def cmd_fit(args) -> int:
 
 
 # -- predict -----------------------------------------------------------------------------
+def read_features(path, n_features: int, target=None, fitted_target=None):
+    """The feature matrix of a data file for a model of ``n_features`` inputs: ``target``
+    left out, or else the model's own target column ``fitted_target`` when the file still
+    has it (a held-out copy of the training file). Returns ``(X, dropped column or None)``."""
+    if target is None and fitted_target is not None and Path(path).suffix != ".npz":
+        try:
+            X, _ = read_data(path, fitted_target, need_target=False)
+        except CLIError:  # no such column: the file has the features only
+            X = None
+        if X is not None and X.shape[1] == n_features:
+            return X, fitted_target
+    X, _ = read_data(path, target, need_target=False)
+    return X, target
+
+
 def cmd_predict(args) -> int:
-    from .persistence import load_model
+    from .persistence import load_model, read_json
     estimator = load_model(args.model)
-    X, _ = read_data(args.data, args.target, need_target=False)
+    fitted_target = (read_json(args.model).get("training_data") or {}).get("target")
     expected = estimator.n_features_in_
+    X, dropped = read_features(args.data, expected, args.target, fitted_target)
+    if dropped is not None and args.target is None:
+        print(f"column {dropped!r} left out: it is the model's target", file=sys.stderr)
     if X.shape[1] != expected:
         hint = " (name the target column with --target to drop it)" \
             if X.shape[1] == expected + 1 and args.target is None else ""
@@ -234,14 +267,14 @@ def cmd_plot(args) -> int:
         if kind not in ("weights", "scales"):
             raise CLIError(f"a model file plots 'weights' or 'scales', not {kind!r}")
         from .persistence import load_model
-        model = load_model(args.input)
+        model = final_estimator(load_model(args.input))
         kernels = model.kernel_ if isinstance(model.kernel_, list) else [model.kernel_]
         if not 0 <= args.index < len(kernels):
             raise CLIError(f"--index {args.index}: the model has {len(kernels)} kernel(s)")
         if kind == "weights":
-            figure = plotting.plot_kernel_weights(kernels[args.index]).figure
+            figure = plotting.plot_kernel_weights(kernels[args.index])
         else:
-            figure = plotting.plot_ard_scales(kernels[args.index], model.n_features_in_).figure
+            figure = plotting.plot_ard_scales(kernels[args.index], model.n_features_in_)
     elif schema in ("sipkl.run", "sipkl.checkpoint"):
         if (args.kind or "convergence") != "convergence":
             raise CLIError(f"a run file plots 'convergence', not {args.kind!r}")
@@ -295,6 +328,9 @@ def build_parser() -> argparse.ArgumentParser:
                      "regression)")
     fit.add_argument("--max-iter", type=int, help="column-generation iterations at most")
     fit.add_argument("--seed", type=int, default=0, help="random state (default 0)")
+    fit.add_argument("--no-standardize", action="store_true",
+                     help="use the features as they are (default: standardize them with a "
+                     "StandardScaler fitted on the training data and saved with the model)")
     fit.add_argument("--out", help="write the model here (JSON, and its arrays to OUT.npz)")
     fit.add_argument("--run", help="write the run's history here (JSON, for sipkl plot)")
     fit.add_argument("-v", "--verbose", action="count", default=0,
@@ -306,7 +342,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Predictions of a saved model, one per line (stdout or a CSV file).")
     predict.add_argument("model", help="model file written by sipkl fit --out")
     predict.add_argument("data", help="CSV or NPZ file with the same feature columns")
-    predict.add_argument("--target", help="a column (or NPZ array) to ignore, e.g. the labels")
+    predict.add_argument("--target", help="a column (or NPZ array) to ignore (default: the "
+                         "model's target column, when the file has it)")
     predict.add_argument("--out", help="write a CSV file (header 'prediction') instead")
     predict.set_defaults(handler=cmd_predict)
 

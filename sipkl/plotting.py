@@ -13,8 +13,11 @@
 * :func:`plot_ard_scales` — the per-dimension scales Σ_m d_m s_{m,d} of a learned Gaussian
   kernel (which input dimensions the kernel uses).
 
-Each function returns the matplotlib ``Axes`` or ``Figure`` it drew on; pass ``ax=`` to draw
-into an existing one.
+Every ``plot_*`` function returns the matplotlib ``Figure`` it drew on (``fig.axes`` holds its
+axes; ``fig.savefig("file.png")`` writes it); pass ``ax=`` (``fig=`` for
+:func:`plot_convergence`) to draw into an existing one. Axis labels name the family's
+parameter (:attr:`~sipkl.kernels.base.KernelFamily.param_name`: ``s`` for the scale of a
+Gaussian, θ when families differ).
 """
 from __future__ import annotations
 
@@ -155,6 +158,12 @@ def pricing_landscape(source, family: KernelFamily | None = None, X=None, *, gri
     return out
 
 
+def _param_name(families) -> str:
+    """The parameter's name shared by ``families`` (``"s"`` for Gaussians), else ``"θ"``."""
+    names = {family.param_name for family in families}
+    return names.pop() if len(names) == 1 else "θ"
+
+
 def _family_label(family: KernelFamily) -> str:
     name = type(family).__name__
     return name if family.features is None else f"{name}, features {list(family.features)}"
@@ -167,17 +176,18 @@ def plot_pricing_landscape(source, family: KernelFamily | None = None, X=None, *
     One-parameter families: one curve per concrete family, λ as a dashed horizontal line,
     the current columns as dots (on the line at the optimum of the restricted master). A
     two-parameter slice (one family only): filled contours of the price with the level λ as
-    a black contour line. Returns the ``Axes``.
+    a black contour line. Returns the ``Figure``.
     """
     landscapes = pricing_landscape(source, family, X, **options)
     ax = _axes(ax)
+    name = _param_name(land.family for land in landscapes)
     if len(landscapes[0].dims) == 2:
         if len(landscapes) > 1:
             raise ValueError("a 2-D slice is drawn for a family with one member only")
         land = landscapes[0]
         A, B = np.meshgrid(*land.axes)
         filled = ax.contourf(A, B, land.values, levels=20, cmap="viridis")
-        ax.figure.colorbar(filled, ax=ax, label="price <W, K(θ)>")
+        ax.figure.colorbar(filled, ax=ax, label=f"price <W, K({name})>")
         if land.values.min() < land.threshold < land.values.max():
             ax.contour(A, B, land.values, levels=[land.threshold], colors="k")
         if len(land.columns):  # projected on the slice: their other parameters may differ
@@ -187,10 +197,10 @@ def plot_pricing_landscape(source, family: KernelFamily | None = None, X=None, *
             if values.min() > 0 and values.max() / values.min() > 100:
                 getattr(ax, f"set_{axis}scale")("log")
             getattr(ax, f"set_{axis}lim")(values.min(), values.max())
-        ax.set_xlabel(f"θ[{land.dims[0]}]")
-        ax.set_ylabel(f"θ[{land.dims[1]}]")
+        ax.set_xlabel(f"{name}[{land.dims[0]}]")
+        ax.set_ylabel(f"{name}[{land.dims[1]}]")
         ax.set_title(f"price over a 2-D slice, λ = {land.threshold:.4g} (black line)")
-        return ax
+        return ax.figure
     for land in landscapes:
         line, = ax.plot(land.axes[0], land.values, "s:" if land.family.finite else "-",
                         label=_family_label(land.family) if len(landscapes) > 1 else "price")
@@ -201,10 +211,11 @@ def plot_pricing_landscape(source, family: KernelFamily | None = None, X=None, *
     theta = np.concatenate([land.axes[0] for land in landscapes])
     if theta.min() > 0 and theta.max() / theta.min() > 100:
         ax.set_xscale("log")
-    ax.set_xlabel("θ" if len(landscapes) > 1 else f"θ of {_family_label(landscapes[0].family)}")
-    ax.set_ylabel("price <W, K(θ)>")
+    ax.set_xlabel(name if len(landscapes) > 1 else
+                  f"{name} of {_family_label(landscapes[0].family)}")
+    ax.set_ylabel(f"price <W, K({name})>")
     ax.legend(loc="best", fontsize="small")
-    return ax
+    return ax.figure
 
 
 # -- convergence -----------------------------------------------------------------------
@@ -258,7 +269,7 @@ def plot_kernel_weights(kernel: LearnedKernel, ax=None):
     """The weights d_m of a learned kernel against the parameter θ_m of each column.
 
     One marker series per concrete family; columns with several parameters are drawn
-    against their index instead. Returns the ``Axes``.
+    against their index instead. Returns the ``Figure``.
     """
     kernel = _check_kernel(kernel)
     ax = _axes(ax)
@@ -273,12 +284,12 @@ def plot_kernel_weights(kernel: LearnedKernel, ax=None):
         theta = np.array([c.theta[0] for c in kernel.columns])
         if theta.min() > 0 and theta.max() / theta.min() > 100:
             ax.set_xscale("log")
-    ax.set_xlabel("θ" if scalar else "column")
+    ax.set_xlabel(_param_name(families) if scalar else "column")
     ax.set_ylabel("weight d")
     ax.set_ylim(bottom=0)
     if len(families) > 1:
         ax.legend(fontsize="small")
-    return ax
+    return ax.figure
 
 
 def gaussian_scales(kernel: LearnedKernel, n_features: int | None = None) -> np.ndarray:
@@ -313,10 +324,10 @@ def gaussian_scales(kernel: LearnedKernel, n_features: int | None = None) -> np.
 
 def plot_ard_scales(kernel: LearnedKernel, n_features: int | None = None, ax=None):
     """Bar chart of :func:`gaussian_scales`: the dimensions a learned Gaussian kernel uses
-    (dimensions numbered from 0, as ``features``). Returns the ``Axes``."""
+    (dimensions numbered from 0, as ``features``). Returns the ``Figure``."""
     scales = gaussian_scales(kernel, n_features)
     ax = _axes(ax)
     ax.bar(np.arange(len(scales)), scales)
     ax.set_xlabel("input dimension")
     ax.set_ylabel("Σ_m d_m s_m,d")
-    return ax
+    return ax.figure

@@ -5,7 +5,9 @@ Every iteration of :class:`~sipkl.engine.ColumnGeneration` is logged at ``DEBUG`
 it); nothing is printed by default. The engine's ``verbose`` adds a view on the terminal:
 
 * ``verbose=0``: nothing (the log records only);
-* ``verbose=1``: the log line printed to stdout, one per iteration;
+* ``verbose=1``: the log line printed to stdout, one per iteration — unless logging already
+  shows it (:func:`shown_by_logging`), so that a configured log and ``verbose=1`` do not
+  print each iteration twice;
 * ``verbose≥2``: a tqdm progress bar over the iterations (on stderr), showing the objective,
   λ, the best price and the number of columns.
 """
@@ -14,6 +16,19 @@ from __future__ import annotations
 import logging
 
 logger = logging.getLogger("sipkl.engine")
+
+
+def shown_by_logging() -> bool:
+    """Whether the iteration records reach a handler that emits them: ``DEBUG`` is enabled
+    for the logger and a handler on it or on an ancestor it propagates to takes ``DEBUG``."""
+    if not logger.isEnabledFor(logging.DEBUG):
+        return False
+    current = logger
+    while current is not None:
+        if any(handler.level <= logging.DEBUG for handler in current.handlers):
+            return True
+        current = current.parent if current.propagate else None
+    return False
 
 
 class IterationLog:
@@ -31,6 +46,7 @@ class IterationLog:
 
     def __init__(self, verbose: int, total: int, initial: int = 0):
         self.verbose = verbose
+        self.echo = verbose == 1 and not shown_by_logging()
         self.bar = None
         if verbose >= 2:
             from tqdm import tqdm
@@ -48,7 +64,7 @@ class IterationLog:
                                   "price": f"{best_price:.5g}", "columns": n_columns},
                                  refresh=False)
             self.bar.update()
-        elif self.verbose >= 1:
+        elif self.echo:
             print(line)
 
     def close(self) -> None:

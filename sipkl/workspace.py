@@ -12,7 +12,9 @@ from .threads import one_blas_thread
 
 @dataclass(frozen=True)
 class Column:
-    """One kernel of the restricted master: a concrete family and its parameter θ."""
+    """One kernel of the restricted master: a concrete family and its parameter θ (printed
+    under the family's :attr:`~sipkl.kernels.base.KernelFamily.param_name`, e.g. ``s=[…]``
+    for the scale of a Gaussian)."""
 
     family: KernelFamily
     theta: tuple
@@ -22,7 +24,8 @@ class Column:
         return cls(family, tuple(float(t) for t in np.atleast_1d(theta)))
 
     def __repr__(self):
-        return f"Column({self.family!r}, θ={np.round(self.theta, 6).tolist()})"
+        return (f"Column({self.family!r}, "
+                f"{self.family.param_name}={np.round(self.theta, 6).tolist()})")
 
 
 class Workspace:

@@ -4,6 +4,9 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+import numpy as np
+from cvxpy.error import SolverError as CvxpySolverError
+
 
 class Status(str, enum.Enum):
     """Outcome of one solver call, normalized across back-ends."""
@@ -46,3 +49,21 @@ class Attempt:
     status: Status
     message: str = ""
     seconds: float = 0.0
+
+
+class SolverError(RuntimeError):
+    """A numerical back-end failed: the family of exceptions a caller may survive.
+
+    Raise it (or a subclass) from a master or an oracle when the solver gave up — a
+    factorization broke down, a back-end returned nothing usable — and the column-generation
+    engine records the failure as an :class:`Attempt` and stops with its best iterate. Any
+    other exception (``AttributeError``, ``TypeError``, …) is a programming error and
+    propagates with its traceback. :data:`SOLVER_FAILURES` adds the back-ends' own solver
+    exceptions to this family.
+    """
+
+
+#: what the engine survives: :class:`SolverError` and the back-ends' own exceptions for a
+#: failed solve, cvxpy's ``SolverError`` and NumPy/SciPy's ``LinAlgError`` (a factorization
+#: that broke down)
+SOLVER_FAILURES = (SolverError, CvxpySolverError, np.linalg.LinAlgError)

@@ -12,7 +12,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from .status import Attempt, Status
+from .status import Attempt, SolverError, Status
 
 
 @dataclass
@@ -29,8 +29,11 @@ def solve_svm_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-6,
     """Solve the SVM dual for a precomputed Gram matrix ``K`` and labels ``y ∈ {−1, +1}``.
 
     The dual objective is recomputed here from α (not read from libsvm) so that callers
-    can check optimality outside the solver.
+    can check optimality outside the solver. A Gram matrix with non-finite entries raises
+    :class:`~solvers.status.SolverError`.
     """
+    if not np.all(np.isfinite(K)):
+        raise SolverError("libsvm: the Gram matrix has non-finite entries")
     start = time.perf_counter()
     svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter, cache_size=1000)
     status = Status.OPTIMAL

@@ -14,11 +14,11 @@ import pytest
 from scipy.optimize import minimize_scalar, nnls
 from scipy.spatial.distance import cdist
 from sklearn.datasets import load_iris, make_moons
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import check_estimator
 
 from sipkl import (ColumnGeneration, Column, Dirichlet, FSAMAlignmentClassifier,
                    FSAMAlignmentRegressor, GaussianARD, GaussianIso)
-from sipkl.alignment_estimators import first_column
 from sipkl.masters import AlignfMaster, FSAMMaster, UniformMaster
 from sipkl.masters.alignment import AlignmentTarget, Shrinkage, centered_alignment, fsam_step
 from sipkl.oracles import GridOracle
@@ -98,14 +98,33 @@ def test_price_is_the_directional_derivative_of_the_alignment(moons):
 
 
 def test_first_column_maximizes_the_price_at_the_initial_ridge(moons):
+    """The first column is priced in the engine's first round (the callback sees it)."""
     X, y = moons
     scales = np.geomspace(0.01, 100.0, 15)
-    column = first_column(np.c_[y == -1, y == 1].astype(float), GaussianIso(), X,
-                          GridOracle(candidates=scales), None, np.random.default_rng(0))
+    firsts = []
+
+    def stop(intermediate):
+        firsts.append(intermediate.pricing.columns[0])
+        raise StopIteration
+
+    with pytest.warns(ConvergenceWarning, match="callback"):
+        clf = FSAMAlignmentClassifier(family=GaussianIso(), oracle=GridOracle(candidates=scales),
+                                      callback=stop).fit(X, y)
     # at K_0 = εI: W ∝ CyyᵀC − (‖Cy‖²/(n−1)) C, independent of ε
     n, C = len(X), centring(len(X))
     W = C @ np.outer(y, y) @ C - (np.sum((C @ y) ** 2) / (n - 1)) * C
-    assert column.theta[0] == scales[np.argmax([np.sum(W * rbf(X, s)) for s in scales])]
+    assert firsts[0].theta[0] == scales[np.argmax([np.sum(W * rbf(X, s)) for s in scales])]
+    assert clf.result_.status == "callback" and clf.n_iter_ == 1
+    assert clf.kernel_.columns == [firsts[0]]
+
+
+def test_fsam_first_round_is_under_the_time_limit(moons):
+    X, y = moons
+    with pytest.warns(ConvergenceWarning, match="time_limit"):
+        clf = FSAMAlignmentClassifier(family=GaussianIso(), time_limit=1e-9,
+                                      random_state=0).fit(X, y)
+    assert clf.result_.status == "time_limit" and clf.n_iter_ == 1
+    assert len(clf.kernel_.columns) == 1 and clf.predict(X).shape == (len(X),)
 
 
 # -- the FSAM run -------------------------------------------------------------------
@@ -137,15 +156,16 @@ def test_stop_rule_theta_is_relative_objective_decrease(moons):
     assert np.all(np.diff(F)[:-1] >= 1e-2 * F[1:-1])
 
 
-def test_no_improving_column_keeps_zero_weight_and_an_equal_weight_kernel():
+def test_no_improving_column_stops_in_the_first_round_with_that_column_alone():
     """Labels alternating along a line sit on the smallest eigenvector of a wide Gaussian:
-    the column does not improve on K_0 = εI (Prop. 2 gives η = 0) and nothing else is priced."""
+    the column does not improve on K_0 = εI (its price is not positive), so the run stops in
+    its first round with no column, and the learned kernel is the priced column alone."""
     X = np.arange(20.0)[:, None]
     y = np.resize([1, -1], 20)
     assert alignment(rbf(X, 0.01), y) < 1 / np.sqrt(19)  # A_c(εI) = 1/√(n − 1)
     clf = FSAMAlignmentClassifier(oracle=GridOracle(candidates=[0.01])).fit(X, y)
     assert clf.result_.status == "converged_local"
-    np.testing.assert_array_equal(clf.result_.weights, [0.0])
+    assert clf.result_.columns == [] and clf.result_.best_price <= 0
     np.testing.assert_array_equal(clf.kernel_.weights, [1.0])
     assert -clf.result_.objective == pytest.approx(1 / np.sqrt(19))
 

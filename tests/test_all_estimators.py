@@ -2,10 +2,12 @@
 non-negative kernel weights. The list is discovered from ``sipkl.__all__``, so estimators
 added later are covered without editing this file."""
 import pickle
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, is_classifier
+from sklearn.exceptions import ConvergenceWarning
 
 import sipkl
 from sipkl.persistence import load_model, save_model
@@ -24,7 +26,9 @@ def fitted(cls, seed=0):
     estimator = cls(random_state=seed)
     if "max_iter" in estimator.get_params():
         estimator.set_params(max_iter=4)
-    return estimator.fit(X, Y_CLASS if is_classifier(estimator) else Y_REG)
+    with warnings.catch_warnings():  # runs cut short by max_iter=4 warn, as they should
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(X, Y_CLASS if is_classifier(estimator) else Y_REG)
 
 
 def outputs(estimator):

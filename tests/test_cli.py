@@ -1,5 +1,6 @@
 """The console entry point, run as a user would."""
 import csv
+import re
 import subprocess
 import sys
 
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 from sklearn.datasets import make_moons
 
+from sipkl import IKLClassifier
 from sipkl.cli import main
 from sipkl.persistence import load_model
 
@@ -25,6 +27,8 @@ def test_demo_small():
     out = run("demo", "--n-train", "80", "--n-test", "200", "--quiet")
     assert out.returncode == 0, out.stderr
     assert "learned scales" in out.stdout and "SVC + GridSearchCV" in out.stdout
+    assert re.search(r"best C = [\d.e+-]+, gamma = [\d.e+-]+\)", out.stdout), out.stdout
+    assert "np.float64" not in out.stdout
 
 
 def test_bad_option_exits_with_usage():
@@ -55,8 +59,10 @@ def test_fit_predict_plot_round_trip(moons_csv, tmp_path):
               "--C", "10", "--out", str(model), "--run", str(run_file))
     assert out.returncode == 0, out.stderr
     assert "IKLClassifier on 40 points × 2 features: certified_optimal" in out.stdout
+    assert "features standardized" in out.stdout
     clf = load_model(model)
-    assert clf.C == 10.0 and clf.oracle == "dc"
+    assert clf[-1].C == 10.0 and clf[-1].oracle == "dc"
+    np.testing.assert_allclose(clf[0].mean_, X.mean(0))  # the training data's scaler
 
     predictions = tmp_path / "predictions.csv"
     out = run("predict", str(model), str(path), "--target", "label", "--out", str(predictions))
@@ -137,6 +143,42 @@ def test_option_errors(moons_csv, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_:  # usage errors are argparse's: status 2
         main(["fit", path, "--method", "svm"])
     assert exit_.value.code == 2 and "invalid choice: 'svm'" in capsys.readouterr().err
+
+
+def test_fit_standardizes_by_default_and_predict_drops_the_target(moons_csv, tmp_path,
+                                                                   capsys):
+    """Standardized, the command-line fit does not depend on the units of the features: the
+    same file with the features × 1000 gives the same predictions; --no-standardize keeps the
+    raw features (a bare estimator, the same as fitting it in Python)."""
+    path, X, y = moons_csv
+    scaled = tmp_path / "scaled.csv"
+    with open(scaled, "w", newline="") as f:
+        csv.writer(f).writerows([["a", "b", "label"]] + [[a * 1000, b * 1000, t]
+                                                         for (a, b), t in zip(X, y)])
+    features = tmp_path / "features.csv"
+    np.savetxt(features, X * 1000, delimiter=",")
+    predictions = {}
+    for name, data in (("unit", path), ("scaled", scaled)):
+        model = tmp_path / f"{name}.json"
+        assert main(["fit", str(data), "--target", "label", "--out", str(model)]) == 0
+        capsys.readouterr()
+        # the labelled file itself, without --target: the model's target column is dropped
+        assert main(["predict", str(model), str(scaled if name == "scaled" else path)]) == 0
+        out = capsys.readouterr()
+        assert "column 'label' left out" in out.err
+        predictions[name] = out.out.split()
+    assert predictions["unit"] == predictions["scaled"]
+    assert main(["predict", str(tmp_path / "scaled.json"), str(features)]) == 0
+    out = capsys.readouterr()
+    assert out.out.split() == predictions["scaled"] and out.err == ""
+
+    raw = tmp_path / "raw.json"
+    assert main(["fit", str(path), "--target", "label", "--no-standardize", "--out",
+                 str(raw)]) == 0
+    assert "features used as they are" in capsys.readouterr().out
+    clf = load_model(raw)
+    expected = IKLClassifier(random_state=0).fit(X, y)
+    np.testing.assert_allclose(clf.decision_function(X), expected.decision_function(X))
 
 
 @pytest.mark.parametrize("method, task", [("greedy", "regression"), ("nkrr", "regression"),

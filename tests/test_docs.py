@@ -1,6 +1,6 @@
 """The documentation site builds as `make docs` builds it — every warning an error — with the
-tutorial's figures and table computed during the build. (The code the pages include runs in
-tests/test_examples.py.)"""
+tutorial notebook executed during the build. (The notebook's run is checked in
+tests/test_examples.py, the code blocks of the other pages run in tests/test_snippets.py.)"""
 import subprocess
 import sys
 from pathlib import Path
@@ -19,13 +19,15 @@ def test_docs_build_strict(tmp_path):
                           str(site)], cwd=ROOT, capture_output=True, text=True, timeout=300,
                          check=False)
     assert out.returncode == 0, out.stderr[-4000:]
-    figures = site / "figures" / "tutorial"
-    for name in ("landscape-0.png", "landscape-1.png", "landscape-final.png",
-                 "convergence.png", "weights.png", "decision.png"):
-        assert (figures / name).read_bytes()[:8] == PNG, name
+    # the tutorial page is the notebook, executed: its code, outputs, table and figures
     tutorial = (site / "tutorial" / "index.html").read_text()
-    assert "<!-- tutorial" not in tutorial and "status <code>certified_optimal</code>" in tutorial
-    assert 'src="../figures/tutorial/landscape-final.png"' in tutorial
+    assert "certified_optimal after" in tutorial and "<th>iteration</th>" in tutorial
+    assert "show_landscape(0)" in tutorial and "%matplotlib" not in tutorial
+    for k in range(7):
+        figure = f"figures/tutorial/figure-{k}.png"
+        assert (site / figure).read_bytes()[:8] == PNG, figure
+        assert f'src="../{figure}"' in tutorial
+    assert (site / "tutorial.ipynb").read_bytes() == (ROOT / "docs" / "tutorial.ipynb").read_bytes()
     assert "class ScanOracle:" in (site / "custom-oracle" / "index.html").read_text()
     engine = (site / "api" / "engine" / "index.html").read_text()
     assert 'id="sipkl.engine.ColumnGeneration"' in engine

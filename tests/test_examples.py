@@ -1,4 +1,5 @@
-"""The scripts of ``examples/`` run end to end in their ``--quick`` mode, with sensible numbers.
+"""The scripts of ``examples/`` run end to end in their ``--quick`` mode, with sensible numbers;
+the tutorial notebook ``docs/tutorial.ipynb`` runs in a Jupyter kernel.
 
 Each script has ``main(argv) -> dict``; :func:`run_example` imports it from its path and runs
 ``main(["--quick"])``.
@@ -10,6 +11,7 @@ import numpy as np
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+DOCS = EXAMPLES.parent / "docs"
 
 
 def run_example(name: str, argv=("--quick",)) -> dict:
@@ -59,21 +61,42 @@ def test_cortes_nkrr():
             assert min(table[f"{degree} l1"][0], table[f"{degree} l2"][0]) <= base + 0.05
 
 
-def test_tutorial_column_generation(capsys):
-    out = run_example("tutorial_column_generation")
-    assert "| iteration |" in capsys.readouterr().out
-    assert out["status"] == "certified_optimal" and out["train_accuracy"] > 0.9
-    snapshots, landscapes = out["snapshots"], out["landscapes"]
-    objectives = np.array([s.objective for s in snapshots])
-    # totally corrective: every master has all useful columns of the previous one
-    assert np.all(np.diff(objectives) <= 1e-6 * objectives[:-1])
-    for snapshot, land in zip(snapshots[:-1], landscapes[:-1]):
-        # the global oracle's best is at least every price on the grid, and violates
-        assert snapshot.pricing.scores[0] >= land.values.max() * (1 - 1e-6)
-        assert snapshot.pricing.scores[0] > snapshot.threshold * (1 + 1e-4)
-    last = landscapes[-1]
-    assert last.values.max() <= last.threshold * (1 + 1e-4)
-    assert snapshots[-1].pricing.upper_bound <= last.threshold * (1 + 1e-4)
+#: appended to the tutorial notebook and run in its kernel: its run checked against the
+#: landscapes recomputed on a dense grid of scales from each iteration's price matrix
+TUTORIAL_CHECKS = """
+from sipkl.plotting import pricing_landscape
+assert result.status == "certified_optimal" and classifier.score(X, y) > 0.9
+landscapes = [pricing_landscape(s, GaussianIso(), X, grid=np.geomspace(1e-3, 900.0, 2000))[0]
+              for s in snapshots]
+objectives = np.array([s.objective for s in snapshots])
+# totally corrective: every master has all useful columns of the previous one
+assert np.all(np.diff(objectives) <= 1e-6 * objectives[:-1])
+for snapshot, land in zip(snapshots[:-1], landscapes[:-1]):
+    # the global oracle's best is at least every price on the grid, and violates
+    assert snapshot.pricing.scores[0] >= land.values.max() * (1 - 1e-6)
+    assert snapshot.pricing.scores[0] > snapshot.threshold * (1 + 1e-4)
+last = landscapes[-1]
+assert last.values.max() <= last.threshold * (1 + 1e-4)
+assert snapshots[-1].pricing.upper_bound <= last.threshold * (1 + 1e-4)
+"""
+
+
+def test_tutorial_notebook():
+    """The tutorial notebook (the docs page's one source) runs top to bottom in a fresh
+    Jupyter kernel, draws its figures, and its run holds up to an independent check."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    notebook = nbformat.read(DOCS / "tutorial.ipynb", as_version=4)
+    n_cells = len(notebook.cells)
+    notebook.cells.append(nbformat.v4.new_code_cell(TUTORIAL_CHECKS))
+    NotebookClient(notebook, timeout=300, kernel_name="python3").execute()
+    outputs = [o for cell in notebook.cells[:n_cells] if cell.cell_type == "code"
+               for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    figures = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(figures) == 7  # four landscapes, convergence, weights, decision function
+    assert any("| iteration |" in o.get("data", {}).get("text/markdown", "") for o in outputs)
 
 
 def test_custom_oracle():

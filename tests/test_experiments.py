@@ -32,8 +32,8 @@ def test_generated_and_sklearn_sets(name, shape):
 @needs_keel
 @pytest.mark.parametrize("name, shape, n_classes", [
     ("banana", (5300, 2), 2), ("breast-cancer", (277, 9), 2), ("diabetes", (768, 8), 2),
-    ("german", (1000, 20), 2), ("heart", (270, 13), 2), ("ringnorm", (7400, 20), 2),
-    ("twonorm", (7400, 20), 2), ("titanic", (2201, 3), 2), ("splice", (3175, 60), 2),
+    ("german", (1000, 20), 2), ("heart", (270, 13), 2), ("ringnorm-keel", (7400, 20), 2),
+    ("twonorm-keel", (7400, 20), 2), ("titanic", (2201, 3), 2), ("splice", (3175, 60), 2),
     ("thyroid", (215, 5), 2), ("sonar", (208, 60), 2), ("ionosphere", (351, 33), 2),
     ("segment", (2310, 19), 7), ("letter", (20000, 16), 26), ("satimage", (6435, 36), 6)])
 def test_keel_sets(name, shape, n_classes):
@@ -49,6 +49,15 @@ def test_mnist_5k():
     X, y = datasets.load("mnist-5k")
     assert X.shape == (5000, 784) and X.min() == 0 and X.max() == 255
     assert np.array_equal(np.unique(y), np.arange(10))
+
+
+def test_a_name_with_several_sources_must_say_which():
+    with pytest.raises(ValueError, match="'twonorm-gen' or 'twonorm-keel'"):
+        datasets.load("twonorm")
+    with pytest.raises(ValueError, match="'waveform-gen'"):
+        datasets.load("waveform")
+    with pytest.raises(ValueError, match="unknown data set 'chessboard'.*checkerboard"):
+        datasets.load("chessboard")
 
 
 def test_relevance_gamma_controls_the_mean():

@@ -337,7 +337,7 @@ def test_nkrr_objective_decreases_when_columns_enter():
     master = NonlinearKRRMaster(y, 0.1, 1.0, 2, "l1", offset=grams[:2].sum(0))
     res = ColumnGeneration(master, GridOracle(), n_price=1).run(
         family, idx, [Column.make(family, 0)])
-    assert res.status == "certified_optimal"
+    assert res.status == "stationary_point"  # degree 2: F is not convex, a KKT point
     assert len(res.history["objective"]) > 1
     assert np.all(np.diff(res.history["objective"]) < 0)
 

@@ -5,7 +5,9 @@ from sklearn.datasets import load_iris, make_moons
 from sklearn.utils.estimator_checks import check_estimator
 
 from sipkl import GaussianARD, GaussianIso, IKLClassifier
+from sipkl.estimators import OBJ_TOL, resolve_obj_tol
 from sipkl.kernels.others import Precomputed
+from sipkl.oracles import DCGaussianOracle, GridOracle, IpoptOracle, OracleChain
 
 
 @pytest.fixture(scope="module")
@@ -30,6 +32,35 @@ def test_ikl_terminates_with_no_violated_column_on_a_dense_grid(moons, master):
     assert T.max() <= res.threshold * (1 + 1e-4)
     # and the master is optimal for its columns: every column prices at λ (d > 0)
     np.testing.assert_allclose(res.master.column_prices, res.threshold, rtol=1e-3)
+
+
+def test_the_certified_oracle_certifies_by_default():
+    """The getting-started example with oracle="dc": obj_tol="auto" turns the objective-stall
+    rule off, so the run ends on the DC bound; an explicit obj_tol=1e-4 stops it earlier."""
+    X, y = make_moons(200, noise=0.2, random_state=0)
+    clf = IKLClassifier(family=GaussianIso(), C=10.0, oracle="dc", random_state=0).fit(X, y)
+    res = clf.result_
+    assert res.status == "certified_optimal", res.message
+    w = res.master.model["alpha"] * np.where(y == 1, 1.0, -1.0)
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    grid = np.concatenate([[0.0], np.geomspace(1e-4, 900.0, 4000)])
+    assert max(0.5 * w @ np.exp(-s * d2) @ w for s in grid) <= res.threshold * (1 + 1e-4)
+    stalled = IKLClassifier(family=GaussianIso(), C=10.0, oracle="dc", obj_tol=1e-4,
+                            random_state=0).fit(X, y)
+    assert stalled.result_.status == "objective_stalled"
+
+
+@pytest.mark.parametrize("oracle, family, expected", [
+    (IpoptOracle(), GaussianIso(), OBJ_TOL), (DCGaussianOracle(), GaussianIso(), 0.0),
+    (OracleChain([IpoptOracle(), DCGaussianOracle()]), GaussianIso(), 0.0),
+    (OracleChain([DCGaussianOracle(), IpoptOracle()]), GaussianIso(), OBJ_TOL),
+    (GridOracle(), GaussianIso(), OBJ_TOL),
+    (GridOracle(), Precomputed([np.eye(3)]), 0.0),
+    (GridOracle(candidates=[[0]]), Precomputed([np.eye(3)]), OBJ_TOL)])
+def test_obj_tol_auto_is_off_exactly_for_oracles_that_prove_their_bound(oracle, family,
+                                                                        expected):
+    assert resolve_obj_tol("auto", oracle, family, 2) == expected
+    assert resolve_obj_tol(0.05, oracle, family, 2) == 0.05
 
 
 def test_ikl_history_and_learned_kernel(moons):
@@ -115,6 +146,7 @@ BAD = [
     ({"C": 0}, "C"), ({"C": -1.0}, "C"), ({"C": np.nan}, "C"), ({"tol": 0}, "tol"),
     ({"tol": -1e-3}, "tol"), ({"max_iter": 0}, "max_iter"), ({"n_price": 0}, "n_price"),
     ({"time_limit": -1.0}, "time_limit"), ({"obj_tol": 2.0}, "obj_tol"),
+    ({"obj_tol": "off"}, "obj_tol"),
     ({"oracle": "nope"}, "oracle"), ({"master": "nope"}, "master"), ({"family": "nope"}, "family"),
     ({"family": GaussianIso(bounds=(2.0, 1.0))}, "bounds"),
     ({"family": GaussianIso(bounds=(-1.0, 1.0))}, "bounds"),

@@ -107,8 +107,9 @@ def test_landscape_input_errors(run):
 
 def test_plot_landscape_and_convergence(run):
     X, clf, _, snapshots = run
-    ax = plot_pricing_landscape(snapshots[1], GaussianIso(), X)
+    ax = plot_pricing_landscape(snapshots[1], GaussianIso(), X).axes[0]
     assert ax.get_xscale() == "log" and len(ax.lines) == 3  # curve, columns, λ
+    assert ax.get_xlabel().startswith("s of GaussianIso")  # the scale, by its name
     np.testing.assert_allclose(ax.lines[-1].get_ydata(), snapshots[1].threshold)
     assert_png(ax.figure)
     fig = plot_convergence(clf.result_)
@@ -124,7 +125,8 @@ def test_plot_landscape_and_convergence(run):
 
 def test_plot_kernel_weights(run):
     _, clf, _, _ = run
-    ax = plot_kernel_weights(clf.kernel_)
+    ax = plot_kernel_weights(clf.kernel_).axes[0]
+    assert ax.get_xlabel() == "s"
     x, w = ax.lines[0].get_data()
     np.testing.assert_allclose(sorted(x), sorted(c.theta[0] for c in clf.kernel_.columns))
     np.testing.assert_allclose(sorted(w), sorted(clf.kernel_.weights))
@@ -144,7 +146,8 @@ def test_two_parameter_slice_and_ard_scales():
     a, b = lands[0].axes
     K = GaussianARD().gram(np.array([a[7], b[3], 0.0]), X)
     assert lands[0].values[3, 7] == pytest.approx(clf.result_.master.price.inner(K), rel=1e-10)
-    ax = plot_pricing_landscape(clf.result_, GaussianARD(), X, size=40)
+    ax = plot_pricing_landscape(clf.result_, GaussianARD(), X, size=40).axes[0]
+    assert ax.get_xlabel() == "s[0]" and ax.get_ylabel() == "s[1]"
     assert_png(ax.figure)
     with pytest.raises(ValueError, match="dims"):
         pricing_landscape(clf.result_, GaussianARD(), X, dims=(0, 0))
@@ -152,7 +155,7 @@ def test_two_parameter_slice_and_ard_scales():
     scales = gaussian_scales(clf.kernel_)
     expected = clf.kernel_.weights @ np.array([c.theta for c in clf.kernel_.columns])
     np.testing.assert_allclose(scales, expected)
-    ax = plot_ard_scales(clf.kernel_)
+    ax = plot_ard_scales(clf.kernel_).axes[0]
     np.testing.assert_allclose([p.get_height() for p in ax.patches], expected)
     assert_png(ax.figure)
 
@@ -168,7 +171,7 @@ def test_gaussian_scales_of_mixed_columns():
                                                n_features=2), [1.0, 1.0])
     with pytest.raises(TypeError, match="Gaussian"):
         gaussian_scales(LearnedKernel([Column.make(Dirichlet(), 1.0)], [1.0]))
-    ax = plot_kernel_weights(kernel)  # several parameters: weights against the column index
+    ax = plot_kernel_weights(kernel).axes[0]  # several parameters: weights against the column index
     assert ax.get_xlabel() == "column" and len(ax.lines) == 3
     assert_png(ax.figure)
 

@@ -1,6 +1,8 @@
 """Progress of a run: silent by default, a log line per iteration through logging, the same
-line printed with verbose=1, a tqdm bar with verbose=2."""
+line printed with verbose=1 (once: not when the log shows it), a tqdm bar with verbose=2."""
+import io
 import logging
+import re
 
 import numpy as np
 import pytest
@@ -28,12 +30,39 @@ def test_iteration_log(verbose, capsys, caplog):
     records = [r for r in caplog.records if r.name == "sipkl.engine"]
     assert len(records) == result.nit >= 2 and all(r.levelno == logging.DEBUG for r in records)
     assert records[0].getMessage().startswith("iter   0 ") and "λ=" in records[0].getMessage()
-    if verbose == 0:
+    if verbose <= 1:  # verbose=1 does not repeat what the log already shows
         assert out == "" and err == ""
-    elif verbose == 1:
-        assert out.splitlines() == [r.getMessage() for r in records] and err == ""
     else:
         assert out == "" and "column generation" in err and f"{result.nit}/4" in err
+
+
+def test_verbose_prints_each_iteration_once(capsys, caplog):
+    """Without a log that shows them, verbose=1 prints the lines the log would have shown;
+    with one (a handler taking DEBUG records on "sipkl"), it leaves them to the log."""
+    logger = logging.getLogger("sipkl")
+    with caplog.at_level(logging.WARNING, logger="sipkl"):
+        result = fit(1)
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == result.nit and printed[0].startswith("iter   0 ")
+    stream = io.StringIO()
+    handler, propagate = logging.StreamHandler(stream), logger.propagate
+    handler.setLevel(logging.INFO)
+    logger.addHandler(handler)
+    logger.propagate = False  # only this handler, which drops DEBUG records: print them
+    try:
+        with caplog.at_level(logging.DEBUG, logger="sipkl"):
+            fit(1)
+        assert len(capsys.readouterr().out.splitlines()) == result.nit
+        handler.setLevel(logging.DEBUG)
+        with caplog.at_level(logging.DEBUG, logger="sipkl"):
+            fit(1)
+        assert capsys.readouterr().out == ""
+        untimed = [re.sub(r"t=\s*[\d.]+s", "", line) for line in printed]
+        assert [re.sub(r"t=\s*[\d.]+s", "", line)
+                for line in stream.getvalue().splitlines()] == untimed
+    finally:
+        logger.removeHandler(handler)
+        logger.propagate = propagate
 
 
 def test_no_log_record_by_default(caplog):

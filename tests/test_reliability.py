@@ -8,6 +8,8 @@ import textwrap
 import numpy as np
 import pytest
 from sklearn.datasets import make_moons
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
 
 import solvers.box_nlp as box_nlp
 from sipkl import ColumnGeneration, GaussianARD, GaussianIso, IKLClassifier, LearnedKernel
@@ -15,7 +17,7 @@ from sipkl.estimators import initial_column
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
 from sipkl.oracles import IpoptOracle
 from sipkl.persistence import load_model, save_model
-from solvers import Status, maximize_box
+from solvers import SolverError, Status, maximize_box
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +46,7 @@ class FailingAt:
 
 
 def _raise(*_):
-    raise RuntimeError("injected solver crash")
+    raise SolverError("injected solver crash")
 
 
 def test_master_crash_keeps_best_iterate(moons):
@@ -243,6 +245,30 @@ def test_model_save_load_and_tampered_arrays(tmp_path, moons):
     with open(str(path) + ".npz", "wb") as f:
         np.savez(f, **changed)
     with pytest.raises(ValueError, match="modified"):
+        load_model(path)
+
+
+def test_model_with_its_scaler_and_older_versions(tmp_path, moons):
+    X, y = moons
+    X = X * [1000.0, 0.001]
+    pipeline = make_pipeline(StandardScaler(), IKLClassifier(C=3.0, random_state=0)).fit(X, y)
+    path = tmp_path / "model.json"
+    save_model(pipeline, path)
+    loaded = load_model(path)
+    assert isinstance(loaded, Pipeline) and isinstance(loaded[0], StandardScaler)
+    np.testing.assert_array_equal(loaded.decision_function(X), pipeline.decision_function(X))
+    with pytest.raises(TypeError, match="StandardScaler followed by"):
+        save_model(make_pipeline(IKLClassifier()), path)
+    # a version-1 file (written before models could carry a scaler) still loads
+    bare = IKLClassifier(C=3.0, random_state=0).fit(X[:, :1], y)
+    save_model(bare, path)
+    data = json.loads(path.read_text())
+    assert data["version"] == 2 and data["scaler"] is None
+    del data["scaler"], data["training_data"]
+    path.write_text(json.dumps(dict(data, version=1)))
+    np.testing.assert_array_equal(load_model(path).predict(X[:, :1]), bare.predict(X[:, :1]))
+    path.write_text(json.dumps(dict(data, version=3)))
+    with pytest.raises(ValueError, match="reads version 1, 2"):
         load_model(path)
 
 

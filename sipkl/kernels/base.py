@@ -48,6 +48,9 @@ class KernelFamily:
 
     #: a finite family (a list of candidates) has no gradient and is priced by enumeration
     finite = False
+    #: the name of the parameter θ in this family's formula (the scale ``"s"`` of a
+    #: Gaussian), used when columns are printed and plotted
+    param_name = "θ"
 
     def __init__(self, features=None):
         self.features = features

@@ -1,14 +1,15 @@
-"""Gaussian families of gehler_nowozin §4.2, parameterized by scales s = θ² ≥ 0:
+"""Gaussian families of gehler_nowozin §4.2, parameterized by scales s ≥ 0 (a column's
+generic parameter θ *is* s; columns print and plot as ``s``):
 
 * :class:`GaussianIso` ("single", eq. 11):   k(x, x′; s) = exp(−s ‖x − x′‖²)
 * :class:`GaussianSeparate` ("separate", eq. 12): one :class:`GaussianIso` per input
   dimension d, k(x, x′; d, s) = exp(−s ([x]_d − [x′]_d)²)
 * :class:`GaussianARD` ("products", eq. 13):   k(x, x′; s) = exp(−Σ_d s_d ([x]_d − [x′]_d)²)
 
-The paper writes θ² where we write s. We optimize over s because ∂k/∂θ_d vanishes at
-θ_d = 0 (a local search could never switch a dimension back on), while ∂k/∂s_d does not;
-s is also the variable in which the price is a difference of convex functions (the DC
-oracle). Other notations: bandwidth σ with exp(−‖x − x′‖²/2σ²) is s = 1/(2σ²); scikit-learn's
+The paper writes the same kernels with θ² where we write s. We optimize over s because
+∂k/∂θ_d vanishes at θ_d = 0 (a local search could never switch a dimension back on), while
+∂k/∂s_d does not; s is also the variable in which the price is a difference of convex
+functions (the DC oracle). Other notations: bandwidth σ with exp(−‖x − x′‖²/2σ²) is s = 1/(2σ²); scikit-learn's
 ``gamma`` is s. The default box s ∈ [0, 900] is the paper's θ ∈ [0, 30] (§4.4.1, data
 standardized to zero mean and unit variance).
 """
@@ -43,6 +44,8 @@ def _median_sqdiff_per_dim(X, max_points: int = 150) -> np.ndarray:
 
 class GaussianIso(OneParameterFamily):
     """Isotropic Gaussian, ``exp(−s ‖x − x′‖²)``, one scale s ∈ ``bounds``."""
+
+    param_name = "s"
 
     def __init__(self, bounds=(0.0, 900.0), features=None):
         super().__init__(bounds, features)
@@ -86,8 +89,10 @@ class GaussianIso(OneParameterFamily):
 class GaussianSeparate(KernelFamily):
     """One-dimensional Gaussians, one :class:`GaussianIso` per input dimension (eq. 12).
 
-    A column is a pair (dimension d, θ); the dimension is fixed by the member family.
+    A column is a pair (dimension d, scale s); the dimension is fixed by the member family.
     """
+
+    param_name = "s"
 
     def __init__(self, bounds=(0.0, 900.0)):
         super().__init__(None)
@@ -103,6 +108,8 @@ class GaussianARD(KernelFamily):
 
     ``n_features`` may be left ``None``: the dimension is then taken from the data.
     """
+
+    param_name = "s"
 
     def __init__(self, n_features=None, bounds=(0.0, 900.0), features=None):
         super().__init__(features)

@@ -20,6 +20,8 @@ class LinearPerFeature(KernelFamily):
     as ``<W, x_d x_dᵀ> = x_dᵀ W x_d``; no gradient and no starting points.
     """
 
+    param_name = "d"
+
     finite = True
 
     def __init__(self, features=None):

@@ -37,6 +37,8 @@ class Dirichlet(OneParameterFamily):
     [σ_min, min(σ_max, 100/median distance)].
     """
 
+    param_name = "σ"
+
     def __init__(self, bounds=(1e-3, 10.0), features=None):
         super().__init__(bounds, features)
 
@@ -67,6 +69,8 @@ class Polynomial(OneParameterFamily):
     a positive semi-definite kernel). The starting points are scaled so that γ‖x‖² ≈ 1 for a
     median point.
     """
+
+    param_name = "γ"
 
     def __init__(self, degree=2, bounds=(1e-3, 10.0), features=None):
         if isinstance(degree, bool) or not isinstance(degree, (int, np.integer)):
@@ -100,6 +104,8 @@ class Laplacian(OneParameterFamily):
     the scale notation ``exp(−s ‖x − x′‖)``, s = 1/(2σ²). The lower bound must be positive.
     The starting points are scaled so that ‖x − x′‖ ≈ 2σ² for a median pair.
     """
+
+    param_name = "σ"
 
     def __init__(self, bounds=(1e-2, 10.0), features=None):
         super().__init__(bounds, features)
@@ -143,6 +149,8 @@ class Precomputed(KernelFamily):
     index of the kernel in the list (stored as a float). Finite: priced by enumerating every
     index (``grid``), no gradient and no starting points.
     """
+
+    param_name = "m"
 
     finite = True
 

@@ -153,6 +153,9 @@ class FSAMMaster:
         Largest step (the paper's value; with T it acts as a regularizer, footnote 3).
     """
 
+    #: solves over no column (K_0 = ε I_n): the engine may start from an empty list
+    empty_start = True
+
     def __init__(self, y, epsilon: float = 1e-10, eta_max: float = 1.0):
         for name, value in (("epsilon", epsilon), ("eta_max", eta_max)):
             if not (_real(value) and value > 0):
@@ -206,8 +209,12 @@ class AlignfMaster:
     ``column_prices`` are ``<W, K_k> = (a − M v*)_k / ‖K̂*_c‖`` (≤ 0 at the optimum, = 0 where
     ``v*_k > 0``); ``gap`` is their positive part, the KKT residual. When ``v* = 0`` (no
     non-negative combination is positively aligned) the weight goes to the single best
-    aligned column.
+    aligned column. With no columns, v* = 0: the price is ``W = K̂*_c / ‖K̂*_c‖`` (the first
+    column of column generation is the best aligned one), the objective 0.
     """
+
+    #: solves over no column (v* = 0): the engine may start from an empty list
+    empty_start = True
 
     def __init__(self, y, solvers: Sequence[str] = DEFAULT_SOLVERS):
         self.target = AlignmentTarget(y)
@@ -215,6 +222,12 @@ class AlignfMaster:
 
     def solve(self, grams: Sequence[np.ndarray], warm_start=None) -> MasterSolution:
         t, m = self.target, len(grams)
+        if m == 0:
+            return MasterSolution(weights=np.zeros(0), objective=0.0,
+                                  price=residual_price(t, np.zeros((len(t), len(t)))),
+                                  threshold=0.0, gap=0.0, status=Status.OPTIMAL,
+                                  model={"alignment": 0.0, "v": np.zeros(0)},
+                                  column_prices=np.zeros(0))
         Kc = np.stack([center(G) for G in grams])
         B = Kc.reshape(m, -1)
         M = B @ B.T

@@ -48,6 +48,14 @@ inactive.
 F is not convex in general (Fig. 1), so there is no duality gap; ``gap`` is the first-order
 (Frank–Wolfe) measure max_{v feasible} <−∇F, v − δ> — Λ max_k g_k − <g, δ> (ℓ1) or
 Λ‖g‖ − <g, δ> (ℓ2), g = −∇F — zero exactly at KKT points of the restricted problem.
+
+**What a stop certifies.** For d = 1, F(µ) = yᵀ(Σ µ_k K_k + λI)⁻¹y is a matrix-fractional
+function of an affine K_µ, convex on either ball: a KKT point is a minimum, and with a
+proven pricing bound the engine may report ``certified_optimal``. For d ≥ 2, F is not
+convex on the ℓ1 or the ℓ2 ball (Fig. 1; Proposition 4 gives convexity only on regions the
+algorithm cannot check), so the solution says ``convex=False``: the same stop is reported as
+``stationary_point`` — a KKT point of the whole problem over the family, no proof of a
+global minimum.
 """
 from __future__ import annotations
 
@@ -174,7 +182,7 @@ class NonlinearKRRMaster:
         return MasterSolution(weights=delta, objective=F, price=price, threshold=threshold,
                               gap=max(0.0, float(reach - g @ delta)), status=status,
                               model={"alpha": alpha, "degree": self.degree, "eta": eta},
-                              column_prices=g, attempts=attempts)
+                              column_prices=g, attempts=attempts, convex=self.degree == 1)
 
     def _descend(self, grams, delta):
         """Algorithm 1 from ``delta``: returns δ, its terms, the final η and a status."""

@@ -7,10 +7,10 @@ from .grid import GridOracle
 from .ipopt import IpoptOracle
 from .dc import DCGaussianOracle
 from .chain import OracleChain
-from .common import best_distinct
+from .common import best_distinct, proves_bound
 
 __all__ = ["GridOracle", "IpoptOracle", "DCGaussianOracle", "OracleChain", "best_distinct",
-           "make_oracle"]
+           "make_oracle", "proves_bound"]
 
 
 def make_oracle(oracle):

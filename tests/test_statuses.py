@@ -1,0 +1,266 @@
+"""A status is a promise: certificates need an optimal master and a proven pricing bound,
+failures are statuses only for solver errors, and every tolerance is scale-free."""
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_moons
+from sklearn.exceptions import ConvergenceWarning
+
+from sipkl import (ColumnGeneration, GaussianIso, GreedyKernelRidge, IKLClassifier,
+                   LinearPerFeature, NonlinearKernelRidge, OracleResult)
+from sipkl.engine import MasterSolution
+from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
+from sipkl.oracles import DCGaussianOracle, GridOracle, IpoptOracle
+from sipkl.oracles.common import best_distinct
+from sipkl.price import PriceMatrix
+from sipkl.run_status import SUCCESS, RunStatus
+from sipkl.workspace import Column
+from solvers import SolverError, Status
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def linear40():
+    """40 points, 3 features: the three per-feature linear kernels are the whole family."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.5 * rng.normal(size=40) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.fixture(scope="module")
+def moons():
+    X, y = make_moons(60, noise=0.25, random_state=0)
+    return X, np.where(y == 1, 1.0, -1.0)
+
+
+def first(family, X):
+    member = family.members(X.shape[1])[0]
+    theta = member.grid(X, 1, 0)[0] if member.finite else member.starting_points(X, 1, 0)[0]
+    return [Column.make(member, theta)]
+
+
+# -- 1. a certificate needs an optimal master ---------------------------------------------
+@pytest.mark.parametrize("family, oracle", [(LinearPerFeature(), GridOracle()),
+                                            (GaussianIso(), DCGaussianOracle())],
+                         ids=["linear-grid", "gaussian-dc"])
+def test_master_stopped_early_is_not_certified(linear40, family, oracle):
+    X, y = linear40
+    early = ColumnGeneration(HingeMKLNewton(y, 10.0, max_steps=0), oracle).run(
+        family, X, first(family, X))
+    assert early.upper_bound <= early.threshold * (1 + 1e-4)  # the pricing *is* proven ...
+    assert early.status == "master_inaccurate" and not early.success  # ... the master is not
+    assert "iteration_limit" in early.message and "gap" in early.message
+    # the optimum, from an independent master (the dual QCQP in cvxpy), is lower
+    reference = ColumnGeneration(HingeMKLQCQP(y, 10.0), oracle).run(family, X, first(family, X))
+    assert reference.status == "certified_optimal" and reference.success
+    assert early.objective > reference.objective * 1.2
+    converged = ColumnGeneration(HingeMKLNewton(y, 10.0), oracle).run(family, X,
+                                                                      first(family, X))
+    assert converged.status == "certified_optimal"
+    np.testing.assert_allclose(converged.objective, reference.objective, rtol=1e-4)  # tol
+
+
+# -- 2. oracle statuses ----------------------------------------------------------------
+class Returning:
+    def __init__(self, result):
+        self.result = result
+
+    def price(self, round):
+        return self.result
+
+
+def test_unusable_oracle_status_is_oracle_failed(linear40):
+    X, y = linear40
+    oracle = Returning(OracleResult([], np.array([]), 0, status=Status.SOLVER_ERROR))
+    res = ColumnGeneration(HingeMKLNewton(y, 10.0), oracle).run(LinearPerFeature(), X,
+                                                               first(LinearPerFeature(), X))
+    assert res.status == "oracle_failed" and not res.success
+    assert "solver_error" in res.message
+    assert [(it, a.solver, a.status) for it, a in res.attempts] == [
+        (0, "Returning", Status.SOLVER_ERROR)]
+
+
+def test_bound_above_the_cut_without_new_column_is_not_converged(linear40):
+    X, y = linear40
+    oracle = Returning(OracleResult([], np.array([]), 0, upper_bound=1e9))
+    res = ColumnGeneration(HingeMKLNewton(y, 10.0), oracle).run(LinearPerFeature(), X,
+                                                               first(LinearPerFeature(), X))
+    assert res.status == "no_new_column" and not res.success
+    assert "bound" in res.message
+
+
+# -- 3. programming errors propagate, solver errors are survived -------------------------
+class Raising:
+    def __init__(self, exc):
+        self.exc, self.calls = exc, 0
+
+    def price(self, round):
+        self.calls += 1
+        raise self.exc
+
+
+def test_bug_in_an_oracle_propagates_with_its_traceback(linear40):
+    X, y = linear40
+    oracle = Raising(AttributeError("'NoneType' object has no attribute 'theta'"))
+    with pytest.raises(AttributeError, match="theta"):
+        ColumnGeneration(HingeMKLNewton(y, 10.0), oracle).run(LinearPerFeature(), X,
+                                                             first(LinearPerFeature(), X))
+
+
+@pytest.mark.parametrize("exc", [SolverError("gave up"), np.linalg.LinAlgError("not PD")])
+def test_solver_errors_of_an_oracle_are_oracle_failed(linear40, exc):
+    X, y = linear40
+    res = ColumnGeneration(HingeMKLNewton(y, 10.0), Raising(exc)).run(
+        LinearPerFeature(), X, first(LinearPerFeature(), X))
+    assert res.status == "oracle_failed" and not res.success
+    assert res.attempts[-1][1].status is Status.SOLVER_ERROR
+
+
+def test_cvxpy_solver_error_in_a_master_is_master_failed(linear40):
+    import cvxpy as cp
+    X, y = linear40
+
+    class FailsSecond:
+        def __init__(self):
+            self.inner, self.calls = HingeMKLNewton(y, 10.0), 0
+
+        def solve(self, grams, warm_start=None):
+            self.calls += 1
+            if self.calls == 2:
+                raise cp.error.SolverError("injected")
+            return self.inner.solve(grams, warm_start)
+
+    res = ColumnGeneration(FailsSecond(), GridOracle(), tol=0.0, n_price=1).run(
+        LinearPerFeature(), X, first(LinearPerFeature(), X))
+    assert res.status == "master_failed" and "injected" in res.message
+
+
+def test_libsvm_on_a_non_finite_gram_raises_solver_error():
+    from solvers import solve_svm_dual
+    K = np.eye(4)
+    K[0, 1] = np.nan
+    with pytest.raises(SolverError, match="non-finite"):
+        solve_svm_dual(K, np.array([1.0, -1.0, 1.0, -1.0]), 1.0)
+
+
+# -- 4. duplicate detection is scale-free -------------------------------------------------
+def test_distinct_columns_relative_to_their_own_magnitude():
+    fam = GaussianIso(bounds=(1.6e-9, 1.8e-4))  # σ ∈ [75, 25000] on raw pixels
+
+    def col(s):
+        return Column.make(fam, [s])
+
+    # σ = 1634 and σ = 1570 (s ≈ 3.7e-7 and 4.1e-7): different kernels, kept apart at any rtol
+    # below their relative difference; the rule rtol·(1 + |θ|) merged everything in the box
+    chosen, _ = best_distinct([(2.0, col(1 / 1634**2)), (1.0, col(1 / 1570**2))], 2,
+                              exclude=[col(1.0e-4)], rtol=1e-3)
+    assert len(chosen) == 2
+    same, _ = best_distinct([(2.0, col(3.0e-7)), (1.0, col(3.0e-7 * (1 + 1e-4)))], 2, rtol=1e-3)
+    assert len(same) == 1
+    zero, _ = best_distinct([(2.0, col(0.0)), (1.0, col(1e-300)), (0.5, col(0.0))], 3)
+    assert [c.theta for c in zero] == [(0.0,), (1e-300,)]  # exact at s = 0
+
+
+@pytest.mark.parametrize("make_oracle", [IpoptOracle, DCGaussianOracle], ids=["ipopt", "dc"])
+def test_the_same_run_in_other_units(moons, make_oracle):
+    """X·1000 with the scales' box /10⁶ is the same problem: the same run, θ/10⁶."""
+    X, y = moons
+    runs = []
+    for f in (1.0, 1000.0):
+        fam = GaussianIso(bounds=(0.0, 900.0 / f ** 2))
+        runs.append(ColumnGeneration(HingeMKLNewton(y, 10.0), make_oracle(), random_state=0,
+                                     obj_tol=1e-4).run(fam, X * f,
+                                                       [Column.make(fam, [1.0 / f ** 2])]))
+    a, b = runs
+    assert (a.status, a.nit, len(a.columns)) == (b.status, b.nit, len(b.columns))
+    assert a.nit > 2
+    np.testing.assert_allclose(a.objective, b.objective, rtol=1e-6)
+    np.testing.assert_allclose(sorted(c.theta[0] for c in a.columns),
+                               sorted(c.theta[0] * 1e6 for c in b.columns), rtol=1e-3)
+
+
+# -- 5. the stale-gap check is relative at every scale ------------------------------------
+def solution(scale, gap):
+    return MasterSolution(weights=np.ones(1), objective=2.0 * scale,
+                          price=PriceMatrix.rank_one(np.ones(3)), threshold=1.0 * scale,
+                          gap=gap * scale, status=Status.OPTIMAL)
+
+
+@pytest.mark.parametrize("scale", [1e-5, 1.0, 1e5])
+def test_gap_tolerance_is_relative_at_any_scale(scale):
+    engine = ColumnGeneration(HingeMKLNewton(np.array([1.0, -1.0])), GridOracle())
+    assert engine.master_optimal(solution(scale, 1e-4))      # 5e-5 relative: optimal
+    assert not engine.master_optimal(solution(scale, 1e-2))  # 0.5 % relative: not
+
+
+@pytest.mark.parametrize("C", [1e-5, 1e5])
+def test_stale_optimal_is_caught_at_small_and_large_objectives(linear40, C):
+    X, y = linear40
+
+    class Stale(HingeMKLNewton):
+        def solve(self, grams, warm_start=None):
+            sol = super().solve(grams, warm_start)
+            sol.gap = 0.5 * abs(sol.objective)
+            return sol
+
+    with pytest.warns(RuntimeWarning, match="inaccurate"):
+        res = ColumnGeneration(Stale(y, C), GridOracle()).run(LinearPerFeature(), X,
+                                                              first(LinearPerFeature(), X))
+    assert res.status == "master_inaccurate" and not res.success
+    assert any(a.status is Status.OPTIMAL_INACCURATE for _, a in res.attempts)
+
+
+# -- 6. one vocabulary ------------------------------------------------------------------
+def test_run_status_is_a_str_enum_with_success():
+    assert RunStatus("certified_optimal") is RunStatus.CERTIFIED_OPTIMAL
+    assert RunStatus.CERTIFIED_OPTIMAL == "certified_optimal"
+    assert str(RunStatus.NO_NEW_COLUMN) == f"{RunStatus.NO_NEW_COLUMN}" == "no_new_column"
+    assert {s for s in RunStatus if s.success} == SUCCESS
+    assert not RunStatus.MASTER_INACCURATE.success and RunStatus.STATIONARY_POINT.success
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/concepts.md"])
+def test_every_status_is_documented(page):
+    text = (ROOT / page).read_text()
+    missing = [s.value for s in RunStatus if s is not RunStatus.RUNNING
+               and f"`{s.value}`" not in text]
+    assert not missing, f"{page} does not name {missing}"
+
+
+@pytest.mark.parametrize("kw, rule", [({"obj_tol": 0.5}, "relative rule"),
+                                      ({"obj_atol": 1e6}, "absolute rule"),
+                                      ({"obj_tol": 0.5, "obj_atol": 1e6}, "obj_tol·|objective| "
+                                                                          "+ obj_atol")])
+def test_objective_stalled_names_the_rule_that_fired(moons, kw, rule):
+    X, y = moons
+    res = ColumnGeneration(HingeMKLNewton(y, 10.0), DCGaussianOracle(), n_price=1, **kw).run(
+        GaussianIso(), X, first(GaussianIso(), X))
+    assert res.status == "objective_stalled" and rule in res.message
+
+
+# -- 7. estimators warn when a fit ends without success ------------------------------------
+@pytest.mark.parametrize("estimator", [
+    IKLClassifier(oracle="dc", max_iter=1, obj_tol=0.0),
+    GreedyKernelRidge(max_iter=1, tol=1e-12),
+    NonlinearKernelRidge(family=GaussianIso(), oracle="ipopt", max_iter=1, random_state=0)],
+    ids=lambda e: type(e).__name__)
+def test_fit_without_success_warns(moons, estimator):
+    X, y = moons
+    with pytest.warns(ConvergenceWarning, match="iteration_limit"):
+        estimator.fit(X, y)
+    assert not estimator.result_.success
+
+
+# -- 8. NKRR: a stationary point for d ≥ 2 -------------------------------------------------
+@pytest.mark.parametrize("degree, norm, status", [(1, "l1", "certified_optimal"),
+                                                  (1, "l2", "certified_optimal"),
+                                                  (2, "l1", "stationary_point"),
+                                                  (2, "l2", "stationary_point")])
+def test_nkrr_certificate_names_what_it_proves(linear40, degree, norm, status):
+    X, y = linear40
+    model = NonlinearKernelRidge(degree=degree, norm=norm, mu0=0.0, n_start=1).fit(X, y)
+    assert model.result_.status == status and model.result_.success
+    assert model.result_.upper_bound is not None  # the whole family was enumerated
