@@ -128,3 +128,18 @@ def test_batched_ascent_climbs_both_peaks():
     peaks = GRID[_local_maxima(price(GRID))]
     np.testing.assert_allclose(np.sort(res.x[:, 0]), np.repeat(peaks, 2), rtol=2e-4)
     np.testing.assert_allclose(res.fun, price(res.x[:, 0]), atol=1e-10)  # rounded geometry
+
+
+def test_ipopt_oracle_when_every_search_ends_at_a_current_column():
+    """W = I − 11ᵀ/n prices exp(−s‖x − x′‖²) increasingly in s (the off-diagonal weights are
+    negative), so every start climbs to the top of the box: with that column already in the
+    master, the search has nothing new to offer — an empty, usable answer, not a failure."""
+    from sipkl.workspace import Column
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(25, 2))
+    W = PriceMatrix(dense=np.eye(25) - np.full((25, 25), 1.0 / 25))
+    family = GaussianIso(bounds=(0.0, 50.0))
+    top = Column.make(family, [50.0])
+    result = IpoptOracle().price(_round(family, X, W, columns=[top]))
+    assert result.columns == [] and len(result.scores) == 0
+    assert result.status.usable

@@ -67,6 +67,8 @@ class IpoptOracle:
                                 starts, problem.lower, problem.upper, tol=self.tol,
                                 max_iter=self.max_iter // 2)
             ends = self._basins(problem, ascent, round)
+            if not len(ends):  # every start climbed to a current column: nothing new here
+                continue
             ends = ascend_box(problem.values_and_grads, ends, problem.lower, problem.upper,
                               tol=1e-3 * self.tol, max_iter=self.max_iter // 2).x
             res = maximize_box(problem.value_and_grad, ends[:self.n_polish], problem.lower,
@@ -80,8 +82,10 @@ class IpoptOracle:
                                                               np.vstack([res.x, rest]))]
         # local maxima found from different starts agree only to the solver's tolerance
         columns, scores = best_distinct(scored, round.n_price, exclude=round.columns, rtol=1e-3)
-        status = Status.OPTIMAL if any(s is Status.OPTIMAL for s in statuses) else (
-            Status.OPTIMAL_INACCURATE if any(s.usable for s in statuses) else Status.SOLVER_ERROR)
+        # no polish at all: the searches found only current columns, a complete answer
+        status = Status.OPTIMAL if not statuses or any(s is Status.OPTIMAL for s in statuses) \
+            else Status.OPTIMAL_INACCURATE if any(s.usable for s in statuses) \
+            else Status.SOLVER_ERROR
         return OracleResult(columns, scores, sum(p.n_evals for p in round.problems),
                             status=status, attempts=attempts)
 
