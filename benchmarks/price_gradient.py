@@ -2,9 +2,11 @@
 
 The floor is what any implementation must do: one n × D × n matrix product (the scaled
 squared distances) and n² exponentials. The ratio time(price_and_grad) / time(floor) is
-measured in one run (median of repeats, BLAS threads as the machine gives them).
+measured in one run (median of repeats; BLAS threads as the machine gives them, or
+``--blas-threads``, through threadpoolctl, a dependency of scikit-learn).
 
 Run:  .venv/bin/python benchmarks/price_gradient.py [--n 1000] [--d 20] [--repeats 20]
+                                                    [--blas-threads 1]
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import statistics
 import time
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from sipkl import GaussianARD
 
@@ -32,7 +35,13 @@ def main(argv=None):
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--d", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=20)
+    parser.add_argument("--blas-threads", type=int, default=None)
     args = parser.parse_args(argv)
+    with threadpool_limits(limits=args.blas_threads, user_api="blas"):
+        return measure(args)
+
+
+def measure(args):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(args.n, args.d))
     w = rng.normal(size=args.n)

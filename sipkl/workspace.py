@@ -7,6 +7,7 @@ import numpy as np
 
 from .kernels.base import KernelFamily
 from .price import PriceMatrix
+from .threads import one_blas_thread
 
 
 @dataclass(frozen=True)
@@ -42,8 +43,9 @@ class Workspace:
 
     def gram(self, column: Column) -> np.ndarray:
         if column not in self._grams:
-            self._grams[column] = column.family.gram_from(self.geometry(column.family),
-                                                          np.asarray(column.theta))
+            with one_blas_thread():  # see sipkl.threads
+                self._grams[column] = column.family.gram_from(self.geometry(column.family),
+                                                              np.asarray(column.theta))
         return self._grams[column]
 
     def forget(self, keep) -> None:
@@ -73,15 +75,27 @@ class PricingProblem:
         self.n_features, self.regularizer = n_features, regularizer
         self.lower, self.upper = family.param_bounds(n_features)
         self.n_evals = 0
+        self._pricer = None
 
     def value_and_grad(self, theta) -> tuple[float, np.ndarray]:
-        self.n_evals += 1
-        theta = np.asarray(theta, float)
-        value, grad = self.family.price_and_grad(self.geometry, theta, self.W)
+        values, grads = self.values_and_grads(np.asarray(theta, float)[None, :])
+        return float(values[0]), grads[0]
+
+    def values_and_grads(self, thetas, grad: bool = True, dtype=np.float64):
+        """Values and (with ``grad``) gradients, as rows, of the rows of ``thetas``, all in
+        one batch (:meth:`KernelFamily.batch_pricer`, built once per problem; ``dtype``
+        float32 for a search whose results are evaluated again)."""
+        thetas = np.atleast_2d(np.asarray(thetas, float))
+        self.n_evals += len(thetas)
+        if self._pricer is None:
+            self._pricer = self.family.batch_pricer(self.geometry, self.W)
+        values, grads = self._pricer(thetas, grad, dtype)
         if self.regularizer is not None:
-            r, r_grad = self.regularizer(theta)
-            value, grad = value - r, grad - r_grad
-        return value, grad
+            penalties = [self.regularizer(t) for t in thetas]
+            values = values - np.array([r for r, _ in penalties])
+            if grad:
+                grads = grads - np.array([g for _, g in penalties])
+        return values, grads
 
     def values(self, thetas) -> np.ndarray:
         thetas = np.asarray(thetas, float).reshape(len(thetas), -1)

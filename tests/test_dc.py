@@ -203,3 +203,16 @@ def test_ikl_with_a_staged_oracle_is_certified_and_matches_a_fine_grid(small_moo
     gridded = IKLClassifier(oracle=grid, **common).fit(X, y).result_
     assert gridded.status in ("converged_local", "certified_optimal")
     np.testing.assert_allclose(certified.objective, gridded.objective, rtol=1e-4)
+
+
+def test_ikl_ard_with_the_batched_local_oracle_reaches_the_certified_objective(small_moons):
+    """The default IpoptOracle (single-precision batched ascent, one IPOPT polish) reaches
+    the objective that the DC oracle certifies, on a two-scale ARD family."""
+    X, y = small_moons
+    common = dict(family=GaussianARD(), C=10.0, obj_tol=0.0, tol=1e-5, random_state=0)
+    local = IKLClassifier(oracle=IpoptOracle(), **common).fit(X, y).result_
+    assert local.status == "converged_local", local.message
+    chain = OracleChain([IpoptOracle(), DCGaussianOracle(rtol=1e-7)])
+    certified = IKLClassifier(oracle=chain, **common).fit(X, y).result_
+    assert certified.status == "certified_optimal", certified.message
+    np.testing.assert_allclose(local.objective, certified.objective, rtol=1e-4)

@@ -6,6 +6,7 @@ import pytest
 import sipkl.kernels.gaussian as gaussian
 from sipkl import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
                    KernelUnion, Laplacian, Polynomial, PriceMatrix, Precomputed)
+from sipkl.kernels.base import PairExponential
 from sipkl.workspace import Workspace
 
 N, D = 15, 3
@@ -81,11 +82,41 @@ def test_prices_equal_loop(family, X):
     np.testing.assert_allclose(family.prices(geom, thetas, W), expected, rtol=1e-10)
 
 
-def test_gaussian_iso_prices_chunked(X, monkeypatch):
-    monkeypatch.setattr(gaussian, "_CHUNK_ELEMENTS", 250)  # 2 candidates a chunk, 105 pairs
-    family, W = GaussianIso(), _symmetric(N)
+@pytest.mark.parametrize("family", CONTINUOUS)
+def test_batch_pricer_equals_price_and_grad(family, X):
+    """Values and gradients of many θ at once equal the per-θ price_and_grad, whose
+    gradient is checked against finite differences above; and the batch gradient itself
+    against finite differences of the batch values."""
+    geom, W = family.geometry(X), _symmetric(N)
+    thetas = np.vstack([family.starting_points(X, 9, 4), _theta(family, X)])
+    values, grads = family.batch_pricer(geom, W)(thetas)
+    for t, v, g in zip(thetas, values, grads):
+        value, grad = family.price_and_grad(geom, t, W)
+        assert v == pytest.approx(value, rel=1e-10, abs=1e-12 * np.abs(W).sum())
+        np.testing.assert_allclose(g, grad, rtol=1e-8, atol=1e-10 * np.abs(grad).max())
+    pricer = family.batch_pricer(geom, W)
+    _check_fd(lambda t: (pricer(t[None])[0][0], pricer(t[None])[1][0]), _theta(family, X, 7))
+
+
+@pytest.mark.parametrize("family", [GaussianIso(), GaussianARD()])
+def test_pair_prices_chunked(family, X, monkeypatch):
+    monkeypatch.setattr(PairExponential, "CHUNK_ELEMENTS", 20)  # 2 pairs a block for 7 θ
+    geom, W = family.geometry(X), _symmetric(N)
+    thetas = family.starting_points(X, 7, 3)
+    expected = [np.sum(W * family.gram_from(geom, t)) for t in thetas]
+    values, grads = family.batch_pricer(geom, W)(thetas)
+    np.testing.assert_allclose(values, expected, rtol=1e-10)
+    np.testing.assert_allclose(grads, [family.price_and_grad(geom, t, W)[1] for t in thetas],
+                               rtol=1e-8, atol=1e-10 * np.abs(grads).max())
+
+
+def test_ard_batch_pricer_falls_back_per_theta(X, monkeypatch):
+    """Above the size bound on the pair matrix, GaussianARD prices one θ at a time."""
+    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 10)
+    family, W = GaussianARD(), _symmetric(N)
     geom = family.geometry(X)
-    thetas = np.linspace(0.0, 2.0, 7)[:, None]
+    assert not isinstance(family.batch_pricer(geom, W), PairExponential)
+    thetas = family.starting_points(X, 5, 3)
     expected = [np.sum(W * family.gram_from(geom, t)) for t in thetas]
     np.testing.assert_allclose(family.prices(geom, thetas, W), expected, rtol=1e-10)
 

@@ -25,6 +25,7 @@ from sipkl.engine import PRUNE_RTOL
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
 from sipkl.oracles import GridOracle
 from sipkl.workspace import Workspace
+from solvers import minimize_simplex_qp
 
 REL = 1e-4  # objectives: fast master / column generation vs the cvxpy references
 
@@ -280,3 +281,27 @@ def test_one_class_only(master_cls, label):
 def test_bad_C(master_cls, C):
     with pytest.raises(ValueError, match=r"\bC\b"):
         master_cls(np.array([1.0, -1.0, 1.0, -1.0]), C)
+
+
+# -- the Newton step's quadratic model over the simplex -------------------------------------
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
+def test_simplex_qp_matches_cvxpy(seed, scale):
+    """The active-set solution equals cvxpy's on the unscaled data, for the data in any units
+    (the minimizer does not depend on a common scale of H and b), from a start inside the
+    simplex and from a vertex."""
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 30))
+    A = rng.normal(size=(m, m // 2 + 1))
+    H = A @ A.T + 1e-3 * np.eye(m)
+    b = rng.normal(size=m) * 3
+    x = cp.Variable(m)
+    problem = cp.Problem(cp.Minimize(0.5 * cp.quad_form(x, cp.psd_wrap(H)) - b @ x),
+                         [x >= 0, cp.sum(x) == 1])
+    problem.solve()
+    for start in (np.full(m, 1.0 / m), np.eye(m)[0]):
+        res = minimize_simplex_qp(scale * H, scale * b, start)
+        assert res.success
+        assert res.x.min() >= 0 and res.x.sum() == pytest.approx(1.0, abs=1e-12)
+        assert res.fun <= scale * (problem.value + 1e-7 * abs(problem.value))
+        np.testing.assert_allclose(res.x, x.value, atol=1e-5)

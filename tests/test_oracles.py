@@ -5,7 +5,7 @@ import pytest
 from sipkl import GaussianARD, GaussianIso, PriceMatrix, PricingRound
 from sipkl.oracles import GridOracle, IpoptOracle
 from sipkl.workspace import Workspace
-from solvers import maximize_box
+from solvers import ascend_box, maximize_box
 
 
 def _round(family, X, W, n_price=3, columns=()):
@@ -98,4 +98,48 @@ def test_ipopt_oracle_finds_the_global_peak(method):
     np.testing.assert_allclose(result.columns[0].theta, [upper_peak], rtol=2e-4)
     # multiple pricing: the second distinct candidate is the other peak
     np.testing.assert_allclose(result.columns[1].theta, [lower_peak], rtol=2e-4)
+    assert result.status.usable
+
+
+@pytest.mark.parametrize("scale", [1e-6, 1.0, 1e6])
+def test_batched_ascent_reaches_box_maxima(scale):
+    """Each start of a batch reaches the maximum of a separable concave quadratic over a box,
+    which is the unconstrained maximizer clipped into the box; at any scale of the values."""
+    rng = np.random.default_rng(4)
+    p = 6
+    curvature = np.exp(rng.uniform(-2, 2, p))
+    center = rng.uniform(-1, 2, p)  # some coordinates of the maximizer outside [0, 1]
+    fun = lambda X: (-scale * 0.5 * ((X - center) ** 2 * curvature).sum(1),
+                     -scale * (X - center) * curvature)
+    res = ascend_box(fun, rng.uniform(0, 1, (5, p)), np.zeros(p), np.ones(p), tol=1e-12,
+                     max_iter=500)
+    assert res.converged.all()
+    np.testing.assert_allclose(res.x, np.tile(np.clip(center, 0, 1), (5, 1)), atol=1e-5)
+    np.testing.assert_allclose(res.fun, fun(res.x)[0])
+
+
+def test_batched_ascent_climbs_both_peaks():
+    """From starts on either side, the batch ends on the two local maxima of the two-peak
+    price, as the one-start-at-a-time IPOPT search does."""
+    X, W, price = _two_peaks()
+    problem = Workspace(X).pricing_problem(GaussianIso(), W)
+    res = ascend_box(problem.values_and_grads, [[0.3], [2.0], [30.0], [300.0]], [0.0], [900.0],
+                     tol=1e-12, max_iter=200)
+    peaks = GRID[_local_maxima(price(GRID))]
+    np.testing.assert_allclose(np.sort(res.x[:, 0]), np.repeat(peaks, 2), rtol=2e-4)
+    np.testing.assert_allclose(res.fun, price(res.x[:, 0]), atol=1e-10)  # rounded geometry
+
+
+def test_ipopt_oracle_when_every_search_ends_at_a_current_column():
+    """W = I − 11ᵀ/n prices exp(−s‖x − x′‖²) increasingly in s (the off-diagonal weights are
+    negative), so every start climbs to the top of the box: with that column already in the
+    master, the search has nothing new to offer — an empty, usable answer, not a failure."""
+    from sipkl.workspace import Column
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(25, 2))
+    W = PriceMatrix(dense=np.eye(25) - np.full((25, 25), 1.0 / 25))
+    family = GaussianIso(bounds=(0.0, 50.0))
+    top = Column.make(family, [50.0])
+    result = IpoptOracle().price(_round(family, X, W, columns=[top]))
+    assert result.columns == [] and len(result.scores) == 0
     assert result.status.usable

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import KernelFamily, OneParameterFamily, check_bounds, squared_distances
+from .base import (KernelFamily, OneParameterFamily, PairExponential, check_bounds,
+                   squared_distances)
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
-_CHUNK_ELEMENTS = 2 ** 22  # bound on the temporary (candidates × pairs) block of `prices`
+#: GaussianARD keeps the (pairs × dimensions) matrix of squared differences up to this size
+_PAIR_ELEMENTS = 2 ** 24
 
 
 def _median_sqdist(X, max_points: int = 500) -> float:
@@ -29,6 +31,15 @@ def _median_sqdist(X, max_points: int = 500) -> float:
     d2 = squared_distances(X, X)[np.triu_indices(len(X), 1)]
     med = float(np.median(d2)) if d2.size else 0.0
     return med if med > 0 else 1.0
+
+
+def _median_sqdiff_per_dim(X, max_points: int = 150) -> np.ndarray:
+    """Per dimension d, the median of ([x_i]_d − [x_j]_d)² over pairs of (a subsample of)
+    the rows of ``X``, 1 where it is 0."""
+    X = X[:: max(1, len(X) // max_points)]
+    i, j = np.triu_indices(len(X), 1)
+    med = np.median(np.square(X[i] - X[j]), axis=0) if len(i) else np.zeros(X.shape[1])
+    return np.where(med > 0, med, 1.0)
 
 
 class GaussianIso(OneParameterFamily):
@@ -50,15 +61,12 @@ class GaussianIso(OneParameterFamily):
         return float(WK.sum()), np.array([-np.sum(WK * geom)])
 
     def prices(self, geom, thetas, W):
-        # Σ_ij W_ij e^{−s d_ij} over the upper triangle (the diagonal has d = 0).
-        iu = np.triu_indices(len(geom), 1)
-        d2, w = geom[iu], 2.0 * W[iu]
-        s = np.asarray(thetas, float).reshape(-1)
-        out = np.full(s.shape, float(np.trace(W)))
-        step = max(1, _CHUNK_ELEMENTS // max(1, d2.size))
-        for k in range(0, len(s), step):
-            out[k:k + step] += np.exp(-np.outer(s[k:k + step], d2)) @ w
-        return out
+        thetas = np.asarray(thetas, float).reshape(-1, 1)
+        return self.batch_pricer(geom, W)(thetas, grad=False)[0]
+
+    def batch_pricer(self, geom, W):
+        # δ_ij = ‖x_i − x_j‖² over the upper triangle
+        return PairExponential.from_upper(geom[np.triu_indices(len(geom), 1)][:, None], W)
 
     def starting_points(self, X, n, random_state=None):
         lo, hi = self.param_bounds(None)
@@ -129,11 +137,32 @@ class GaussianARD(KernelFamily):
     def price_and_grad(self, geom, theta, W):
         X, _ = geom
         Z = X * np.sqrt(theta)
-        M = W * np.exp(-squared_distances(Z, Z))  # M = W ∘ K(s)
+        a = np.einsum("id,id->i", Z, Z)
+        one = np.ones((len(X), 1))
+        # −‖z_i − z_j‖² = [√2 z_i, −a_i, −1]·[√2 z_j, 1, a_j] (a = ‖z‖²): the exponents in one
+        # product, then M = W ∘ K(s) in place
+        M = np.hstack([np.sqrt(2.0) * Z, -a[:, None], -one]) @ np.hstack(
+            [np.sqrt(2.0) * Z, one, a[:, None]]).T
+        np.exp(M, out=M)
+        M *= W
         # Σ_ij M_ij ([x_i]_d − [x_j]_d)² = 2 Σ_i r_i [x_i]_d² − 2 Σ_i [x_i]_d [M X]_id, r = M1
-        # (M is symmetric), so one n × n × D product gives the whole gradient.
-        quad = 2.0 * (M.sum(1) @ (X * X)) - 2.0 * np.einsum("id,id->d", X, M @ X)
-        return float(M.sum()), -quad
+        # (M is symmetric): one product M [X, 1] gives r and the whole gradient.
+        MX = M @ np.hstack([X, one])
+        r = MX[:, -1]
+        quad = 2.0 * (r @ (X * X)) - 2.0 * np.einsum("id,id->d", X, MX[:, :-1])
+        return float(r.sum()), -quad
+
+    def prices(self, geom, thetas, W):
+        return self.batch_pricer(geom, W)(thetas, grad=False)[0]
+
+    def batch_pricer(self, geom, W):
+        """All scales at once through the pairs i < j: δ_ij = ([x_i]_d − [x_j]_d)²_d (P × D),
+        when that matrix has at most ``_PAIR_ELEMENTS`` entries (else one θ at a time)."""
+        X, _ = geom
+        i, j = np.triu_indices(len(X), 1)
+        if len(i) * X.shape[1] > _PAIR_ELEMENTS:
+            return super().batch_pricer(geom, W)
+        return PairExponential(np.square(X[i] - X[j]), 2.0 * W[i, j], np.trace(W))
 
     def starting_points(self, X, n, random_state=None):
         """Isotropic scales first (the spread of :class:`GaussianIso`), then random sparse
@@ -144,7 +173,7 @@ class GaussianARD(KernelFamily):
         spread = (_SPREAD[:n] / _median_sqdist(Xs))[:, None] * np.ones(p)
         rng = np.random.default_rng(random_state)
         n_extra = max(0, n - len(spread))
-        per_dim = np.array([_median_sqdist(Xs[:, [d]]) for d in range(p)])
+        per_dim = _median_sqdiff_per_dim(Xs)
         extra = np.zeros((n_extra, p))
         for row in extra:  # loop over starting points, not samples
             on = rng.choice(p, size=min(p, rng.integers(1, 4)), replace=False)

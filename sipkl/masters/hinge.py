@@ -24,26 +24,25 @@ from typing import Sequence
 import cvxpy as cp
 import numpy as np
 from scipy.linalg import LinAlgError, solve
-from scipy.optimize import minimize
+from scipy.optimize import OptimizeResult
 
-from solvers import Attempt, Status, solve_cvxpy, solve_svm_dual
+from solvers import Attempt, Status, minimize_simplex_qp, solve_cvxpy, solve_svm_dual
 from solvers.cvx import DEFAULT_SOLVERS
 
 from ..engine import MasterSolution
 from ..price import PriceMatrix
+from ..threads import one_blas_thread
 from .common import simplex_start
 
 
-def _column_prices(grams, w, sv) -> np.ndarray:
-    """T_m(α) = ½ wᵀ K_m w for every column, using only the support vectors ``sv``."""
-    ws = w[sv]
-    return np.array([0.5 * ws @ K[np.ix_(sv, sv)] @ ws for K in grams])
+def _column_products(grams, w) -> np.ndarray:
+    """The columns K_m w (n × m): matrix-vector products, no copy of any Gram block."""
+    return np.column_stack([K @ w for K in grams])
 
 
 def _solution(grams, y, C, alpha, bias, d, status, attempts) -> MasterSolution:
     w = alpha * y
-    sv = np.flatnonzero(alpha > 0)
-    T = _column_prices(grams, w, sv)
+    T = 0.5 * w @ _column_products(grams, w)  # T_m(α) = ½ wᵀ K_m w
     lam = float(T.max())
     primal = float(alpha.sum() - d @ T)  # J(d) when α is optimal for K(d)
     return MasterSolution(weights=d, objective=primal, price=PriceMatrix.rank_one(w, 0.5),
@@ -121,9 +120,12 @@ class HingeMKLNewton:
         [y_Fᵀ   0 ] [∂b/∂d_k   ] = −[ 0 ],   g_k = (Y K_k Y α)_F,   Q = Y K(d) Y,
 
     is ∇²J_mk = g_mᵀ Z_k with Z = KKT⁻¹[G; 0]. Each step minimizes the quadratic model over
-    the simplex (SLSQP, a Frank-Wolfe vertex as recorded fallback) and is safeguarded by
-    Armijo backtracking on J. Stops when the MKL duality gap (see module doc) is at most
-    ``gap_tol·|J|``. With a single column the master is one SVM solve.
+    the simplex (primal active set, :func:`solvers.minimize_simplex_qp`; the Frank-Wolfe
+    vertex as recorded fallback, and when the model step is too small to descend) and is
+    safeguarded by Armijo backtracking on J; when backtracking fails (J is only as exact as libsvm's
+    ``svm_tol``), the SVM tolerance is tightened 100× once and the step retried. Stops when
+    the MKL duality gap (see module doc) is at most ``gap_tol·|J|``. With a single column the
+    master is one SVM solve.
     """
 
     def __init__(self, y, C: float = 1.0, gap_tol: float = 1e-6, svm_tol: float = 1e-6,
@@ -131,43 +133,60 @@ class HingeMKLNewton:
         self.y, self.C = _check(y, C)
         self.gap_tol, self.svm_tol, self.max_steps = gap_tol, svm_tol, max_steps
 
-    def _svm(self, grams, d):
-        return solve_svm_dual(sum(dm * K for dm, K in zip(d, grams) if dm > 0), self.y,
-                              self.C, tol=self.svm_tol)
+    def _svm(self, grams, d, tol):
+        """The SVM for K(d) = Σ d_m K_m (libsvm tolerance ``tol``), and K(d)."""
+        Kd = sum(dm * K for dm, K in zip(d, grams) if dm > 0)
+        return solve_svm_dual(Kd, self.y, self.C, tol=tol), Kd
 
     def solve(self, grams, warm_start=None) -> MasterSolution:
+        # matrix-vector products and small solves: see sipkl.threads
+        with one_blas_thread():
+            return self._solve(grams, warm_start)
+
+    def _solve(self, grams, warm_start) -> MasterSolution:
         y, C = self.y, self.C
         d = simplex_start(warm_start, len(grams))
-        svm = self._svm(grams, d)
+        svm_tol = self.svm_tol
+        svm, Kd = self._svm(grams, d, svm_tol)
         attempts = list(svm.attempts)
         status = svm.status
         for _ in range(self.max_steps):
-            T = _column_prices(grams, svm.alpha * y, np.flatnonzero(svm.alpha > 0))
+            Kw = _column_products(grams, svm.alpha * y)
+            T = 0.5 * (svm.alpha * y) @ Kw
             J = svm.objective
             if T.max() - d @ T <= self.gap_tol * max(1.0, abs(J)) or len(grams) == 1:
                 break
-            target, step_attempt = self._model_minimizer(grams, d, svm.alpha, T)
+            target, step_attempt = self._model_minimizer(Kd, Kw, d, svm.alpha, T)
             if step_attempt is not None:
                 attempts.append(step_attempt)
             direction = target - d
             slope = -T @ direction  # directional derivative of J
+            if slope >= 0:  # the model step is below round-off: the Frank-Wolfe vertex
+                direction = np.eye(len(d))[np.argmax(T)] - d  # descends by the gap
+                slope = -T @ direction
             if slope >= 0:
                 status = Status.OPTIMAL_INACCURATE
                 attempts.append(Attempt("newton", status, "no descent direction (gap not closed)"))
                 break
             t = 1.0
             while t > 1e-10:
-                trial = self._svm(grams, d + t * direction)
+                trial, trial_Kd = self._svm(grams, d + t * direction, svm_tol)
                 if trial.objective <= J + 1e-4 * t * slope:
                     break
                 t *= 0.5
             else:
+                if svm_tol > 1e-3 * self.svm_tol:  # J is as exact as libsvm: once 100× tighter
+                    svm_tol *= 1e-2
+                    attempts.append(Attempt("newton", Status.OPTIMAL_INACCURATE, "line search "
+                                            f"failed: SVM tolerance tightened to {svm_tol:g}"))
+                    svm, Kd = self._svm(grams, d, svm_tol)
+                    continue
                 status = Status.OPTIMAL_INACCURATE
                 attempts.append(Attempt("newton", status, "line search failed (gap not closed)"))
                 break
             d = np.clip(d + t * direction, 0.0, None)
             d /= d.sum()
-            svm = trial
+            svm, Kd = trial, trial_Kd
             attempts += [a for a in trial.attempts if a.status is not Status.OPTIMAL]
             status = trial.status
         else:
@@ -175,37 +194,37 @@ class HingeMKLNewton:
             attempts.append(Attempt("newton", status, f"max_steps={self.max_steps} reached"))
         return _solution(grams, y, C, svm.alpha, svm.bias, d, status, attempts)
 
-    def _model_minimizer(self, grams, d, alpha, T):
-        """argmin over the simplex of −Tᵀ(e − d) + ½ (e − d)ᵀ H (e − d)."""
-        H = self._hessian(grams, d, alpha)
+    def _model_minimizer(self, Kd, Kw, d, alpha, T):
+        """argmin over the simplex of −Tᵀ(e − d) + ½ (e − d)ᵀ H (e − d).
+
+        J is convex, but the computed H (free support vectors only, round-off) can have
+        negative eigenvalues: they are clipped to 0 (a modified Newton model, convex), and a
+        ridge of 10⁻⁸ times the mean eigenvalue makes it strictly convex."""
+        vals, vecs = np.linalg.eigh(self._hessian(Kd, Kw, d, alpha))
+        vals = np.clip(vals, 0.0, None)
+        vals += 1e-8 * (vals.mean() + 1e-12)
+        H = (vecs * vals) @ vecs.T
         m = len(d)
-        H = H + 1e-8 * (np.trace(H) / m + 1e-12) * np.eye(m)
-
-        def model(e):
-            step = e - d
-            return -T @ step + 0.5 * step @ H @ step, -T + H @ step
-
-        res = minimize(model, d, jac=True, method="SLSQP", bounds=[(0, 1)] * m,
-                       constraints=[{"type": "eq", "fun": lambda e: e.sum() - 1,
-                                     "jac": lambda e: np.ones(m)}],
-                       options={"ftol": 1e-14, "maxiter": 200})
+        # the model is ½ eᵀHe − (T + H d)ᵀe + const
+        try:
+            res = minimize_simplex_qp(H, T + H @ d, d)
+        except LinAlgError as exc:
+            res = OptimizeResult(success=False, message=f"singular KKT system ({exc})")
         if res.success and np.all(np.isfinite(res.x)):
-            e = np.clip(res.x, 0, None)
-            return e / e.sum(), None
+            return res.x, None
         vertex = np.eye(m)[np.argmax(T)]  # Frank-Wolfe: a descent direction whenever gap > 0
-        return vertex, Attempt("slsqp", Status.SOLVER_ERROR,
+        return vertex, Attempt("simplex_qp", Status.SOLVER_ERROR,
                                f"model step failed ({res.message}); Frank-Wolfe vertex used")
 
-    def _hessian(self, grams, d, alpha):
+    def _hessian(self, Kd, Kw, d, alpha):
+        """∇²J from K(d) and the products K_m (α∘y) (columns of ``Kw``)."""
         y, C = self.y, self.C
         F = np.flatnonzero((alpha > 1e-8 * C) & (alpha < (1 - 1e-8) * C))
         if F.size == 0:
             return np.zeros((len(d), len(d)))
-        sv = np.flatnonzero(alpha > 0)
-        w = (alpha * y)[sv]
-        G = np.column_stack([y[F] * (K[np.ix_(F, sv)] @ w) for K in grams])
         yF = y[F]
-        QFF = sum(dm * K[np.ix_(F, F)] for dm, K in zip(d, grams) if dm > 0) * np.outer(yF, yF)
+        G = yF[:, None] * Kw[F]
+        QFF = Kd[np.ix_(F, F)] * np.outer(yF, yF)
         kkt = np.block([[QFF, yF[:, None]], [yF[None, :], np.zeros((1, 1))]])
         rhs = np.vstack([G, np.zeros((1, G.shape[1]))])
         try:
