@@ -5,12 +5,21 @@ dimensions times dimensions × starts, matrix-vector products): extra BLAS threa
 synchronization to them, which on a two-core machine made a chessboard fit 2× slower and
 single products up to 20× slower. The oracle, the Newton master and the workspace run their
 products inside :func:`one_blas_thread` (threadpoolctl, a dependency of scikit-learn).
+The loaded libraries are found once, on the first call: looking them up again costs a scan of
+the process's shared objects (milliseconds, hundreds of times per fit).
 """
 from __future__ import annotations
 
-from threadpoolctl import threadpool_limits
+from functools import lru_cache
+
+from threadpoolctl import ThreadpoolController
 
 
-def one_blas_thread() -> threadpool_limits:
+@lru_cache(maxsize=None)
+def _controller() -> ThreadpoolController:
+    return ThreadpoolController()
+
+
+def one_blas_thread():
     """Context manager limiting BLAS libraries to one thread (restored on exit)."""
-    return threadpool_limits(limits=1, user_api="blas")
+    return _controller().limit(limits=1, user_api="blas")

@@ -264,3 +264,52 @@ def test_nkrr_certificate_names_what_it_proves(linear40, degree, norm, status):
     model = NonlinearKernelRidge(degree=degree, norm=norm, mu0=0.0, n_start=1).fit(X, y)
     assert model.result_.status == status and model.result_.success
     assert model.result_.upper_bound is not None  # the whole family was enumerated
+
+
+def _reference_best_distinct(candidates, n, exclude=(), rtol=1e-5):
+    """best_distinct written out pair by pair, as defined in its docstring."""
+    def same(a, b):
+        if a.family != b.family:
+            return False
+        if a.family.finite:
+            return a.theta == b.theta
+        return all(abs(x - y) <= rtol * max(abs(x), abs(y)) for x, y in zip(a.theta, b.theta))
+
+    chosen, taken = [], list(exclude)
+    for score, column in sorted(candidates, key=lambda sc: -sc[0]):
+        if len(chosen) < n and np.isfinite(score) and not any(same(column, c) for c in taken):
+            chosen.append((score, column))
+            taken.append(column)
+    return [c for _, c in chosen], [s for s, _ in chosen]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_best_distinct_matches_the_pairwise_definition(seed):
+    """Random candidate sets with tied scores, non-finite scores, θ = 0, duplicates, near
+    duplicates on both sides of rtol, two equal family objects, a finite family and an
+    excluded list: the same columns in the same order as the pair-by-pair definition."""
+    from sipkl import GaussianARD, LinearPerFeature
+    rng = np.random.default_rng(seed)
+    ard, ard_twin, iso, lin = GaussianARD(), GaussianARD(), GaussianIso(), LinearPerFeature()
+    base = rng.choice([0.0, 1e-300, 1e-3, 0.5, 2.0], size=(6, 3))
+    columns = []
+    for _ in range(60):
+        kind = rng.integers(4)
+        if kind == 3:
+            columns.append(Column.make(lin, [float(rng.integers(4))]))
+        elif kind == 2:
+            columns.append(Column.make(iso, base[rng.integers(6), :1]))
+        else:
+            theta = base[rng.integers(6)] * (1 + rng.choice([0, 0, 5e-4, 2e-3, -5e-4], size=3))
+            columns.append(Column.make(ard if kind == 0 else ard_twin, theta))
+    scores = rng.choice([1.0, 2.0, 3.0, np.nan, np.inf, -np.inf, 0.0], size=60)
+    scores = np.where(rng.random(60) < 0.5, scores, rng.normal(size=60))
+    candidates = list(zip(scores, columns[:50]))
+    for n in (0, 3, 60):
+        for exclude in ((), columns[50:]):
+            for rtol in (0.0, 1e-3, 1e-2):
+                got, got_scores = best_distinct(candidates, n, exclude=exclude, rtol=rtol)
+                want, want_scores = _reference_best_distinct(candidates, n, exclude, rtol)
+                assert [(c.family, c.theta) for c in got] == [(c.family, c.theta) for c in want]
+                assert all(a is b for a, b in zip(got, want))
+                np.testing.assert_array_equal(got_scores, np.array(want_scores, dtype=float))

@@ -181,8 +181,10 @@ class PairExponential:
     as fast; relative error ~10⁻⁷ per term) and the sums over blocks double precision.
     """
 
-    #: bound on the elements of the temporary (pairs × parameters) block
-    CHUNK_ELEMENTS = 2 ** 22
+    #: bound on the elements of the temporary (pairs × parameters) block: small enough for
+    #: the block and its rows of Δ to stay in cache between the two products (screening 200
+    #: parameters on 45 000 pairs took 80 ms with 2²² elements, 45 ms with 2¹⁶)
+    CHUNK_ELEMENTS = 2 ** 16
 
     def __init__(self, deltas: np.ndarray, weights: np.ndarray, trace: float):
         self.deltas, self.weights, self.trace = deltas, weights, float(trace)

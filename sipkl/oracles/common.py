@@ -14,27 +14,63 @@ def best_distinct(candidates, n: int, exclude=(), rtol: float = 1e-5):
     non-negative scales or widths, so data in other units scale θ and the test alike), and
     exact at θ = 0. Members of a finite family (θ an index) are the same only when equal.
     Columns in ``exclude`` are skipped.
+
+    Greedy in the order of decreasing score (ties in the given order): a candidate is taken
+    when its score is finite and it is the same as no excluded and no taken column. The tests
+    run per family on the stacked θ's, one array operation per excluded family and per taken
+    column.
     """
+    ranked = sorted(candidates, key=lambda sc: -sc[0])
+    columns = [c for _, c in ranked]
+    scores = np.array([s for s, _ in ranked], dtype=float)
+    alive = np.isfinite(scores)
+    everything = columns + list(exclude)
+    families, members = _family_groups(everything)
+    family_of = np.empty(len(columns), dtype=int)  # each candidate's family ...
+    row_of = np.empty(len(columns), dtype=int)  # ... and its row in that family's θ stack
+    stacks = []
+    for f, m in enumerate(members):
+        stack = np.array([everything[i].theta for i in m], dtype=float)
+        inside = m[m < len(columns)]
+        family_of[inside], row_of[inside] = f, np.arange(len(inside))
+        stacks.append(stack[:len(inside)])
+        if len(inside) < len(m):  # the candidates against this family's excluded columns
+            alive[inside] &= ~_same(families[f], stacks[f][:, None], stack[len(inside):],
+                                    rtol).any(axis=1)
     chosen = []
-    taken = list(exclude)
-    for score, column in sorted(candidates, key=lambda sc: -sc[0]):
-        if len(chosen) == n:
-            break
-        if not np.isfinite(score) or any(same_column(column, c, rtol) for c in taken):
-            continue
-        chosen.append((score, column))
-        taken.append(column)
-    return [c for _, c in chosen], np.array([s for s, _ in chosen])
+    while len(chosen) < n and alive.any():
+        i = int(np.argmax(alive))
+        chosen.append(i)
+        alive[i] = False  # also when θ has a NaN (same as nothing)
+        f = family_of[i]
+        alive[members[f][:len(stacks[f])]] &= ~_same(families[f], stacks[f],
+                                                     stacks[f][row_of[i]], rtol)
+    return [columns[i] for i in chosen], scores[chosen]
 
 
-def same_column(a, b, rtol: float) -> bool:
-    """Same family, and θ's equal to ``rtol`` relative to their magnitude (see above)."""
-    if a.family != b.family:
-        return False
-    if a.family.finite:
-        return a.theta == b.theta
-    ta, tb = np.asarray(a.theta), np.asarray(b.theta)
-    return bool(np.all(np.abs(ta - tb) <= rtol * np.maximum(np.abs(ta), np.abs(tb))))
+def _family_groups(columns):
+    """The distinct families of ``columns`` (equal families compared once per distinct object)
+    and, for each, the indices of its columns in increasing order."""
+    families, codes, by_id = [], np.empty(len(columns), dtype=int), {}
+    for i, column in enumerate(columns):
+        key = id(column.family)
+        if key not in by_id:
+            by_id[key] = next((f for f, fam in enumerate(families) if fam == column.family),
+                              len(families))
+            if by_id[key] == len(families):
+                families.append(column.family)
+        codes[i] = by_id[key]
+    return families, [np.flatnonzero(codes == f) for f in range(len(families))]
+
+
+def _same(family, thetas, theta, rtol: float) -> np.ndarray:
+    """Whether ``thetas`` and ``theta`` (one family, θ's along the last axis, broadcast) are
+    the same column: equal for a finite family, else ``|θa − θb| ≤ rtol·max(|θa|, |θb|)`` in
+    every coordinate."""
+    if family.finite:
+        return np.all(thetas == theta, axis=-1)
+    return np.all(np.abs(thetas - theta) <= rtol * np.maximum(np.abs(thetas), np.abs(theta)),
+                  axis=-1)
 
 
 def proves_bound(oracle, family, n_features: int) -> bool:
