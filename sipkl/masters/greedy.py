@@ -43,6 +43,7 @@ from solvers import Attempt, Status
 
 from ..engine import MasterSolution
 from ..price import PriceMatrix
+from ..threads import one_blas_thread
 from .common import simplex_start
 
 
@@ -137,6 +138,11 @@ class GreedySquareLossMaster:
 
     def solve(self, grams: Sequence[np.ndarray],
               warm_start: np.ndarray | None = None) -> MasterSolution:
+        # hundreds of n × n Cholesky factorizations: see sipkl.threads
+        with one_blas_thread():
+            return self._solve(grams, warm_start)
+
+    def _solve(self, grams, warm_start) -> MasterSolution:
         y, mu, m = self.y, self.mu, len(grams)
         grams = np.asarray(grams, dtype=float)
         weights = simplex_start(warm_start, m)
