@@ -89,21 +89,23 @@ class PricingProblem:
         self.n_evals += len(thetas)
         if self._pricer is None:
             self._pricer = self.family.batch_pricer(self.geometry, self.W)
-        values, grads = self._pricer(thetas, grad, dtype)
-        if self.regularizer is not None:
-            penalties = [self.regularizer(t) for t in thetas]
-            values = values - np.array([r for r, _ in penalties])
-            if grad:
-                grads = grads - np.array([g for _, g in penalties])
-        return values, grads
+        return self._regularized(thetas, *self._pricer(thetas, grad, dtype))
 
     def values(self, thetas) -> np.ndarray:
         thetas = np.asarray(thetas, float).reshape(len(thetas), -1)
         self.n_evals += len(thetas)
-        values = self.family.prices(self.geometry, thetas, self.W)
-        if self.regularizer is not None:
-            values = values - np.array([self.regularizer(t)[0] for t in thetas])
-        return values
+        return self._regularized(thetas, self.family.prices(self.geometry, thetas, self.W))[0]
+
+    def _regularized(self, thetas, values, grads=None):
+        """``values`` (and ``grads``, when given) of the rows of ``thetas`` less r(θ) (and
+        its gradient)."""
+        if self.regularizer is None:
+            return values, grads
+        penalties = [self.regularizer(t) for t in thetas]
+        values = values - np.array([r for r, _ in penalties])
+        if grads is not None:
+            grads = grads - np.array([g for _, g in penalties])
+        return values, grads
 
     def column(self, theta) -> Column:
         return Column.make(self.family, theta)

@@ -97,6 +97,14 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
                           attempts=attempts, status=statuses[order[0]])
 
 
+def _start_size(x, lower, upper) -> np.ndarray:
+    """The size of each start (rows of ``x``) that scales its first step: its largest
+    |coordinate|, at least 10⁻³ of the box's narrowest width (1 for an unbounded box) and
+    10⁻⁸."""
+    width = float(np.min(upper - lower)) if np.all(np.isfinite(upper - lower)) else 1.0
+    return np.maximum(np.abs(np.atleast_2d(x)).max(1), max(1e-3 * width, 1e-8))
+
+
 def _ipopt_options(negated, x0, lower, upper, tol, max_iter) -> dict:
     """IPOPT options for a bound-constrained local search that stays near its start.
 
@@ -109,8 +117,7 @@ def _ipopt_options(negated, x0, lower, upper, tol, max_iter) -> dict:
     a tenth of the start's size.
     """
     value, grad = negated(x0)
-    width = float(np.min(upper - lower)) if np.all(np.isfinite(upper - lower)) else 1.0
-    typical = max(float(np.max(np.abs(x0))), 1e-3 * width, 1e-8)
+    typical = float(_start_size(x0, lower, upper)[0])
     gmax = float(np.max(np.abs(grad)))
     scale = 1.0 / max(abs(float(value)), gmax * typical, 1e-300)
     return {"hessian_approximation": "limited-memory", "obj_scaling_factor": scale,
@@ -149,8 +156,7 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
     x = np.clip(np.atleast_2d(np.asarray(starts, dtype=float)), lower, upper)
     f, g = fun(x)
     nfev = len(x)
-    width = float(np.min(upper - lower)) if np.all(np.isfinite(upper - lower)) else 1.0
-    typical = np.maximum(np.abs(x).max(1), max(1e-3 * width, 1e-8))
+    typical = _start_size(x, lower, upper)
     a = 0.1 * typical / np.maximum(np.abs(g).max(1), 1e-300)
     moving = np.ones(len(x), dtype=bool)
     f_ref, since = f.copy(), np.zeros(len(x), dtype=int)  # f `since` iterations ago
