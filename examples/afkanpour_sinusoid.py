@@ -30,7 +30,7 @@ from sipkl.datasets import SINUSOID_FREQUENCIES as TRUE_FREQUENCIES
 from sipkl.datasets import make_sinusoid
 from sipkl.masters.alignment import AlignfMaster, AlignmentTarget, center
 from sipkl.oracles import GridOracle
-from sipkl.workspace import Column
+from sipkl.contracts import Column
 
 C_GRID = 10.0 ** np.arange(-5.0, 5.5, 0.5)
 

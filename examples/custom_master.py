@@ -16,7 +16,7 @@ import numpy as np
 from scipy.optimize import nnls
 
 from sipkl import MasterSolution, PriceMatrix
-from solvers import Status
+from sipkl.solvers import Status
 
 
 class TargetFitMaster:
@@ -46,7 +46,7 @@ def main(argv=None) -> dict:
 
     from sipkl import ColumnGeneration, GaussianIso, LearnedKernel
     from sipkl.oracles import DCGaussianOracle
-    from sipkl.workspace import Column
+    from sipkl.contracts import Column
 
     parser = argparse.ArgumentParser(description="TargetFitMaster with the DC oracle")
     parser.add_argument("--quick", action="store_true", help="40 points instead of 100")

@@ -1,6 +1,6 @@
 """Write your own pricing oracle: a log-grid scan refined by a bounded scalar search.
 
-An oracle is any object with ``price(round) -> OracleResult``. For every concrete family in
+An oracle is any object with ``price(pricing_round) -> OracleResult``. For every concrete family in
 the round it maximizes the price ``θ ↦ <W, K(θ)>`` (``problem.values`` and
 ``problem.value_and_grad`` evaluate it) and returns its best distinct candidates, best first.
 This one handles one-parameter families; it is local (it proves nothing), so a run ends
@@ -19,9 +19,9 @@ class ScanOracle:
     def __init__(self, size: int = 100):
         self.size = size
 
-    def price(self, round):
+    def price(self, pricing_round):
         scored = []
-        for problem in round.problems:  # one pricing problem per concrete family
+        for problem in pricing_round.problems:  # one pricing problem per concrete family
             lo, hi = max(problem.lower[0], 1e-6), problem.upper[0]
             grid = np.geomspace(lo, hi, self.size)
             values = problem.values(grid[:, None])  # all prices in one vectorized call
@@ -32,8 +32,8 @@ class ScanOracle:
                                    options={"xatol": 1e-9 * bracket[1]})
             scored += [(values[k], problem.column(grid[k])),
                        (-best.fun, problem.column(best.x))]
-        columns, scores = best_distinct(scored, round.n_price, exclude=round.columns)
-        return OracleResult(columns, scores, sum(p.n_evals for p in round.problems))
+        columns, scores = best_distinct(scored, pricing_round.n_price, exclude=pricing_round.columns)
+        return OracleResult(columns, scores, sum(p.n_evals for p in pricing_round.problems))
 
 
 def main(argv=None) -> dict:

@@ -3,11 +3,11 @@
 A restricted master hands a price matrix W to a pricing oracle, which searches a
 continuously parameterized kernel family for the column maximizing <W, K(θ)>.
 """
-from .engine import CGResult, ColumnGeneration, MasterSolution, OracleResult, PricingRound
+from .contracts import Column, MasterSolution, OracleResult, PricingRound
+from .engine import CGResult, ColumnGeneration
 from .kernels import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
                       KernelUnion, Laplacian, LearnedKernel, Polynomial, Precomputed)
 from .price import PriceMatrix
-from .workspace import Column
 
 __version__ = "0.1.0"
 

@@ -22,7 +22,7 @@ from .expansion import KernelExpansion
 from .kernels import LearnedKernel
 from .masters.alignment import AlignfMaster, FSAMMaster, Shrinkage, UniformMaster
 from .oracles import GridOracle, make_oracle
-from .workspace import Column
+from .contracts import Column
 
 MASTERS = {"fsam": FSAMMaster, "alignf": AlignfMaster, "uniform": UniformMaster}
 

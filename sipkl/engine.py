@@ -10,94 +10,24 @@
 
 The engine knows neither which master nor which oracle it runs: a master is any object with
 ``solve(grams, warm_start) -> MasterSolution`` and an oracle any object with
-``price(round) -> OracleResult`` (see :class:`Master` and :class:`Oracle`).
+``price(pricing_round) -> OracleResult`` (the contracts: :mod:`sipkl.contracts`).
 """
 from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
-from typing import Callable, Optional, Protocol, Sequence
+from typing import Callable, Optional, Sequence
 
 import numpy as np
 from scipy.optimize import OptimizeResult
 
-from solvers import SOLVER_FAILURES, Attempt, Status
-
+from .contracts import (SOLVER_FAILURES, Attempt, Column, Master, MasterSolution, Oracle,
+                        OracleResult, PricingRound, RunStatus, Status)
 from .kernels.base import KernelFamily
 from .persistence import (check_document, columns_from_list, columns_to_list, document,
                           read_json, write_json_atomic)
-from .price import PriceMatrix
 from .progress import IterationLog
-from .run_status import RunStatus
-from .workspace import Column, PricingProblem, Workspace
-
-
-@dataclass
-class MasterSolution:
-    """What a restricted master hands back after each solve.
-
-    ``weights`` are the kernel weights of the columns (in order), ``price`` the price matrix W
-    (``None`` for a master that prices no column: the run then ends ``fixed_columns``),
-    ``threshold`` λ (a column is worth adding iff its price exceeds it), ``objective`` the
-    master's objective (minimized), ``gap`` its own optimality gap (absolute), ``model`` what
-    prediction needs (e.g. α and b), ``column_prices`` the price of each current column.
-    ``convex`` is ``False`` when the master's problem is not convex: its ``gap`` then measures
-    stationarity, and a proven pricing bound certifies a stationary point, not an optimum.
-    """
-
-    weights: np.ndarray
-    objective: float
-    price: Optional[PriceMatrix]
-    threshold: float
-    gap: float
-    status: Status
-    model: dict = field(default_factory=dict)
-    column_prices: Optional[np.ndarray] = None
-    attempts: list = field(default_factory=list)
-    convex: bool = True
-
-
-@dataclass
-class PricingRound:
-    """The input of an oracle: one pricing problem per concrete family, and context.
-
-    ``cut`` is the price above which the engine adds a column, ``λ + tol·|λ| + atol``
-    (``None``: the threshold λ).
-    """
-
-    problems: list[PricingProblem]
-    X: np.ndarray
-    columns: list[Column]
-    threshold: float
-    n_price: int
-    rng: np.random.Generator
-    cut: Optional[float] = None
-
-
-@dataclass
-class OracleResult:
-    """Best candidates (best first), their prices, and how they were found.
-
-    ``upper_bound`` is a proven bound on max_θ <W, K(θ)> when the oracle is global over the
-    whole family (``None`` otherwise).
-    """
-
-    columns: list[Column]
-    scores: np.ndarray
-    n_evals: int
-    status: Status = Status.OPTIMAL
-    upper_bound: Optional[float] = None
-    attempts: list = field(default_factory=list)
-
-
-class Master(Protocol):
-    def solve(self, grams: Sequence[np.ndarray],
-              warm_start: Optional[np.ndarray]) -> MasterSolution: ...
-
-
-class Oracle(Protocol):
-    def price(self, round: PricingRound) -> OracleResult: ...
+from .workspace import Workspace
 
 
 class CGResult(OptimizeResult):
@@ -164,10 +94,10 @@ class ColumnGeneration:
                  n_price: int = 5, prune: bool = True, callback: Optional[Callable] = None,
                  verbose: int = 0, random_state=None, regularizer: Optional[Callable] = None,
                  checkpoint=None):
-        if not callable(getattr(master, "solve", None)):
+        if not isinstance(master, Master):
             raise TypeError(f"master must have a solve(grams, warm_start) method, got {master!r}")
-        if not callable(getattr(oracle, "price", None)):
-            raise TypeError(f"oracle must have a price(round) method, got {oracle!r}")
+        if not isinstance(oracle, Oracle):
+            raise TypeError(f"oracle must have a price(pricing_round) method, got {oracle!r}")
         self.master, self.oracle, self.regularizer = master, oracle, regularizer
         self.tol, self.atol, self.max_iter = tol, atol, max_iter
         self.obj_tol, self.obj_atol = obj_tol, obj_atol

@@ -15,7 +15,7 @@ from .expansion import KernelExpansion
 from .kernels import GaussianARD, GaussianIso, GaussianSeparate, KernelFamily, LearnedKernel
 from .masters import HingeMKLNewton, HingeMKLQCQP
 from .oracles import make_oracle, proves_bound
-from .workspace import Column
+from .contracts import Column
 
 FAMILIES = {"gaussian_iso": GaussianIso, "gaussian_separate": GaussianSeparate,
             "gaussian_ard": GaussianARD}

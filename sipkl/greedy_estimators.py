@@ -33,7 +33,7 @@ from .masters.greedy import GreedySquareLossMaster
 from .masters.nonlinear import NORMS, NonlinearKRRMaster
 from .masters.pairwise import PairwiseAlignmentMaster, refine_parameters
 from .oracles import make_oracle
-from .workspace import Column
+from .contracts import Column
 
 
 def starting_columns(family: KernelFamily, X, n: int) -> list[Column]:

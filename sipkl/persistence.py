@@ -85,7 +85,7 @@ def columns_to_list(columns) -> list:
 
 
 def columns_from_list(items) -> list:
-    from .workspace import Column
+    from .contracts import Column
     if not isinstance(items, list):
         raise ValueError("columns must be a list")
     return [Column.make(family_from_dict(item["family"]), _finite(item["theta"], "theta"))

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .engine import MasterSolution, PricingRound
+from .contracts import MasterSolution, PricingRound
 from .kernels import GaussianARD, GaussianIso, KernelFamily, LearnedKernel
 from .workspace import Workspace
 

@@ -1,31 +1,12 @@
 """Per-fit caches: θ-independent geometry, Gram matrices of columns, pricing problems."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from .contracts import Column
 from .kernels.base import KernelFamily
 from .price import PriceMatrix
 from .threads import one_blas_thread
-
-
-@dataclass(frozen=True)
-class Column:
-    """One kernel of the restricted master: a concrete family and its parameter θ (printed
-    under the family's :attr:`~sipkl.kernels.base.KernelFamily.param_name`, e.g. ``s=[…]``
-    for the scale of a Gaussian)."""
-
-    family: KernelFamily
-    theta: tuple
-
-    @classmethod
-    def make(cls, family, theta) -> "Column":
-        return cls(family, tuple(float(t) for t in np.atleast_1d(theta)))
-
-    def __repr__(self):
-        return (f"Column({self.family!r}, "
-                f"{self.family.param_name}={np.round(self.theta, 6).tolist()})")
 
 
 class Workspace:
@@ -55,16 +36,17 @@ class Workspace:
             del self._grams[column]
 
     def pricing_problem(self, family: KernelFamily, price: PriceMatrix,
-                        regularizer=None) -> "PricingProblem":
+                        regularizer=None) -> "KernelPricingProblem":
         idx = price.support
-        return PricingProblem(family, family.restrict(self.geometry(family), idx),
+        return KernelPricingProblem(family, family.restrict(self.geometry(family), idx),
                               price.on_support, self.X.shape[1], regularizer)
 
 
-class PricingProblem:
+class KernelPricingProblem:
     """``θ ↦ <W, K(θ)> − r(θ)`` for one concrete family, restricted to the support of W.
 
-    This is what an oracle maximizes. ``regularizer`` is an optional
+    This is what an oracle maximizes (the :class:`~sipkl.contracts.PricingProblem` of a
+    kernel family). ``regularizer`` is an optional
     ``r(θ) -> (value, gradient)`` (e.g. the shrinkage λ‖σ − σ̄‖² of afkanpour eq. 4), subtracted
     from every value. Kernel evaluations are counted in ``n_evals``.
     """

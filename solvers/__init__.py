@@ -1,7 +1,8 @@
-"""Kernel-agnostic numerical back-ends used by :mod:`sipkl`.
+"""Kernel-agnostic numerical back-ends of :mod:`sipkl`, installed as `sipkl.solvers`.
 
-Nothing in this package imports :mod:`sipkl`: each function takes arrays and callables and
-returns plain results with a normalized status (see :mod:`solvers.status`).
+Nothing in this package imports the rest of :mod:`sipkl`: each function takes arrays and
+callables and returns plain results with a normalized status (see
+:mod:`sipkl.solvers.status`).
 """
 from .status import SOLVER_FAILURES, Attempt, SolverError, Status
 from .box_nlp import ascend_box, maximize_box

@@ -42,7 +42,7 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
         Starting points; they are clipped into the box.
     method : {"ipopt", "lbfgsb"}
         Back-end. ``"ipopt"`` falls back to L-BFGS-B per start when IPOPT is missing or
-        fails; each fallback is an :class:`~solvers.status.Attempt` in ``result.attempts``.
+        fails; each fallback is an :class:`~sipkl.solvers.status.Attempt` in ``result.attempts``.
 
     Returns
     -------

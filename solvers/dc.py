@@ -379,7 +379,7 @@ def maximize_exp_sum(weights, exponents, lower, upper, *, rtol: float = 1e-6,
     bound on max f over the box); ``tol`` (the absolute tolerance of the stop rule); ``nit``
     (simplices bisected); ``nleaves``; ``nfev`` (points evaluated, each over all terms, the
     corners of bounding boxes and the local ascent included); ``status`` (a
-    :class:`~solvers.status.Status`: ``OPTIMAL`` when the tolerance was reached,
+    :class:`~sipkl.solvers.status.Status`: ``OPTIMAL`` when the tolerance was reached,
     ``ITERATION_LIMIT`` at ``max_nodes``, ``OPTIMAL_INACCURATE`` when simplices too small to
     bisect in floating point keep the bound above it); ``success`` and ``message``.
     """

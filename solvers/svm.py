@@ -30,7 +30,7 @@ def solve_svm_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-6,
 
     The dual objective is recomputed here from α (not read from libsvm) so that callers
     can check optimality outside the solver. A Gram matrix with non-finite entries raises
-    :class:`~solvers.status.SolverError`.
+    :class:`~sipkl.solvers.status.SolverError`.
     """
     if not np.all(np.isfinite(K)):
         raise SolverError("libsvm: the Gram matrix has non-finite entries")

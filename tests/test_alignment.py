@@ -229,7 +229,7 @@ def test_uniform_master_gives_equal_weights_and_stops_at_once(moons):
     X, y = moons
     scales = (0.1, 1.0, 10.0, 100.0)
     class NeverCalled:
-        def price(self, round):
+        def price(self, pricing_round):
             raise AssertionError("a master that prices nothing needs no oracle")
 
     res = ColumnGeneration(UniformMaster(y), NeverCalled()).run(

@@ -10,7 +10,7 @@ from sipkl.estimators import initial_column
 from sipkl.kernels import KernelUnion, Precomputed
 from sipkl.masters import HingeMKLNewton
 from sipkl.oracles import GridOracle, IpoptOracle, make_oracle
-from solvers import maximize_box
+from sipkl.solvers import maximize_box
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(30, 2))

@@ -7,8 +7,8 @@ from sipkl import (Column, GaussianARD, GaussianIso, GaussianSeparate, IKLClassi
                    OracleResult, PriceMatrix, PricingRound)
 from sipkl.oracles import DCGaussianOracle, GridOracle, IpoptOracle, OracleChain, make_oracle
 from sipkl.workspace import Workspace
-from solvers import Status
-from solvers.dc import maximize_exp_sum
+from sipkl.solvers import Status
+from sipkl.solvers.dc import maximize_exp_sum
 
 
 def _grid(lo, hi, n):
@@ -164,7 +164,7 @@ class _Fixed:
     def __init__(self, score, bound=None):
         self.score, self.bound, self.calls = score, bound, 0
 
-    def price(self, round):
+    def price(self, pricing_round):
         self.calls += 1
         return OracleResult([Column.make(GaussianIso(), self.score)], np.array([self.score]),
                             n_evals=10, upper_bound=self.bound)

@@ -25,7 +25,7 @@ from sipkl.engine import PRUNE_RTOL
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
 from sipkl.oracles import GridOracle
 from sipkl.workspace import Workspace
-from solvers import minimize_simplex_qp
+from sipkl.solvers import minimize_simplex_qp
 
 REL = 1e-4  # objectives: fast master / column generation vs the cvxpy references
 

@@ -5,7 +5,7 @@ import pytest
 from sipkl import GaussianARD, GaussianIso, PriceMatrix, PricingRound
 from sipkl.oracles import GridOracle, IpoptOracle
 from sipkl.workspace import Workspace
-from solvers import ascend_box, maximize_box
+from sipkl.solvers import ascend_box, maximize_box
 
 
 def _round(family, X, W, n_price=3, columns=()):
@@ -134,7 +134,7 @@ def test_ipopt_oracle_when_every_search_ends_at_a_current_column():
     """W = I − 11ᵀ/n prices exp(−s‖x − x′‖²) increasingly in s (the off-diagonal weights are
     negative), so every start climbs to the top of the box: with that column already in the
     master, the search has nothing new to offer — an empty, usable answer, not a failure."""
-    from sipkl.workspace import Column
+    from sipkl.contracts import Column
     rng = np.random.default_rng(3)
     X = rng.normal(size=(25, 2))
     W = PriceMatrix(dense=np.eye(25) - np.full((25, 25), 1.0 / 25))

@@ -21,7 +21,7 @@ from sipkl.plotting import (
     plot_pricing_landscape,
     pricing_landscape,
 )
-from sipkl.workspace import Column
+from sipkl.contracts import Column
 
 matplotlib.use("Agg")
 
@@ -34,9 +34,9 @@ class Recording:
     def __init__(self, oracle):
         self.oracle, self.rounds = oracle, []
 
-    def price(self, round):
-        self.rounds.append(round)
-        return self.oracle.price(round)
+    def price(self, pricing_round):
+        self.rounds.append(pricing_round)
+        return self.oracle.price(pricing_round)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from sipkl import ColumnGeneration, GaussianIso
 from sipkl.masters import HingeMKLNewton
 from sipkl.oracles import GridOracle
-from sipkl.workspace import Column
+from sipkl.contracts import Column
 
 
 def fit(verbose):

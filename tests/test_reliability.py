@@ -11,13 +11,13 @@ from sklearn.datasets import make_moons
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-import solvers.box_nlp as box_nlp
+import sipkl.solvers.box_nlp as box_nlp
 from sipkl import ColumnGeneration, GaussianARD, GaussianIso, IKLClassifier, LearnedKernel
 from sipkl.estimators import initial_column
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
 from sipkl.oracles import IpoptOracle
 from sipkl.persistence import load_model, save_model
-from solvers import SolverError, Status, maximize_box
+from sipkl.solvers import SolverError, Status, maximize_box
 
 
 @pytest.fixture(scope="module")

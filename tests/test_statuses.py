@@ -9,14 +9,14 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sipkl import (ColumnGeneration, GaussianIso, GreedyKernelRidge, IKLClassifier,
                    LinearPerFeature, NonlinearKernelRidge, OracleResult)
-from sipkl.engine import MasterSolution
+from sipkl.contracts import MasterSolution
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
 from sipkl.oracles import DCGaussianOracle, GridOracle, IpoptOracle
 from sipkl.oracles.common import best_distinct
 from sipkl.price import PriceMatrix
 from sipkl.run_status import SUCCESS, RunStatus
-from sipkl.workspace import Column
-from solvers import SolverError, Status
+from sipkl.contracts import Column
+from sipkl.solvers import SolverError, Status
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +68,7 @@ class Returning:
     def __init__(self, result):
         self.result = result
 
-    def price(self, round):
+    def price(self, pricing_round):
         return self.result
 
 
@@ -97,7 +97,7 @@ class Raising:
     def __init__(self, exc):
         self.exc, self.calls = exc, 0
 
-    def price(self, round):
+    def price(self, pricing_round):
         self.calls += 1
         raise self.exc
 
@@ -139,7 +139,7 @@ def test_cvxpy_solver_error_in_a_master_is_master_failed(linear40):
 
 
 def test_libsvm_on_a_non_finite_gram_raises_solver_error():
-    from solvers import solve_svm_dual
+    from sipkl.solvers import solve_svm_dual
     K = np.eye(4)
     K[0, 1] = np.nan
     with pytest.raises(SolverError, match="non-finite"):

@@ -37,10 +37,10 @@ from typing import Sequence
 import cvxpy as cp
 import numpy as np
 
-from solvers import Status, solve_cvxpy
-from solvers.cvx import DEFAULT_SOLVERS
+from ..solvers import Status, solve_cvxpy
+from ..solvers.cvx import DEFAULT_SOLVERS
 
-from ..engine import MasterSolution
+from ..contracts import MasterSolution
 from ..price import PriceMatrix
 
 
@@ -240,9 +240,7 @@ class AlignfMaster:
                                          - 2.0 * (a / (scale * t.norm)) @ v))
         status, attempts = solve_cvxpy(problem, self.solvers)
         if not status.usable or v.value is None:
-            return MasterSolution(np.full(m, np.nan), np.nan,
-                                  PriceMatrix.rank_one(np.zeros(len(t))), np.nan, np.nan, status,
-                                  attempts=attempts)
+            return MasterSolution.failed(m, status, attempts)
         v_star = np.where(norms > 0, np.clip(v.value, 0.0, None) * t.norm / scale, 0.0)
         prices = (a - M @ v_star) / t.norm
         if np.any(v_star > 0):

@@ -39,9 +39,9 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from solvers import Attempt, Status
+from ..solvers import Attempt, Status
 
-from ..engine import MasterSolution
+from ..contracts import MasterSolution
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
 from .common import simplex_start
@@ -178,10 +178,7 @@ class GreedySquareLossMaster:
                                             f"line search: max_newton={self.max_newton}"))
         except LinAlgError as exc:
             status = Status.SOLVER_ERROR
-            return MasterSolution(np.full(m, np.nan), np.nan,
-                                  PriceMatrix.rank_one(np.zeros(len(y))),
-                                  np.nan, np.nan, status,
-                                  attempts=[Attempt("cholesky", status, f"K + μI: {exc}")])
+            return MasterSolution.failed(m, status, [Attempt("cholesky", status, f"K + μI: {exc}")])
         if status is Status.ITERATION_LIMIT:
             attempts.append(Attempt("frank-wolfe", status, f"max_steps={self.max_steps}: a "
                                     f"column still satisfies (29) by more than tol"))

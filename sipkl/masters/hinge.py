@@ -26,10 +26,10 @@ import numpy as np
 from scipy.linalg import LinAlgError, solve
 from scipy.optimize import OptimizeResult
 
-from solvers import Attempt, Status, minimize_simplex_qp, solve_cvxpy, solve_svm_dual
-from solvers.cvx import DEFAULT_SOLVERS
+from ..solvers import Attempt, Status, minimize_simplex_qp, solve_cvxpy, solve_svm_dual
+from ..solvers.cvx import DEFAULT_SOLVERS
 
-from ..engine import MasterSolution
+from ..contracts import MasterSolution
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
 from .common import simplex_start
@@ -82,9 +82,7 @@ class HingeMKLQCQP:
                              [alpha >= 0, alpha <= C, y @ alpha == 0] + quad)
         status, attempts = solve_cvxpy(problem, self.solvers)
         if not status.usable or alpha.value is None:
-            m = len(grams)
-            return MasterSolution(np.full(m, np.nan), np.nan, PriceMatrix.rank_one(np.zeros(n)),
-                                  np.nan, np.nan, status, attempts=attempts)
+            return MasterSolution.failed(len(grams), status, attempts)
         a = np.clip(alpha.value, 0.0, C)
         a[a < 1e-9 * C] = 0.0
         # cvxpy reports the dual of a scalar constraint as an array of shape (1,); float() of

@@ -64,9 +64,9 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
-from solvers import Attempt, Status
+from ..solvers import Attempt, Status
 
-from ..engine import MasterSolution
+from ..contracts import MasterSolution
 from ..price import PriceMatrix
 from .greedy import _check_positive, _check_targets
 
@@ -163,10 +163,8 @@ class NonlinearKRRMaster:
             delta, (F, alpha, g, W), eta, status = self._descend(grams, delta)
         except LinAlgError as exc:
             status = Status.SOLVER_ERROR
-            return MasterSolution(np.full(m, np.nan), np.nan,
-                                  PriceMatrix.rank_one(np.zeros(len(self.y))), np.nan, np.nan,
-                                  status,
-                                  attempts=[Attempt("cholesky", status, f"K_µ + λI: {exc}")])
+            return MasterSolution.failed(m, status,
+                                         [Attempt("cholesky", status, f"K_µ + λI: {exc}")])
         attempts = [] if status is Status.OPTIMAL else [
             Attempt("projected-gradient", status, f"‖P(δ − ∇F) − δ‖ ≥ tol={self.tol} after "
                                                    f"max_steps={self.max_steps} (η={eta:.3g})")]

@@ -51,12 +51,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from solvers import Status
+from ..solvers import Status
 
-from ..engine import MasterSolution
+from ..contracts import MasterSolution
 from ..kernels import LearnedKernel
 from ..price import PriceMatrix
-from ..workspace import Column
+from ..contracts import Column
 from .alignment import AlignmentTarget, center
 
 

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..engine import OracleResult, PricingRound
+from ..contracts import Oracle, OracleResult, PricingRound
 from .common import proves_bound
 
 
 class OracleChain:
     """Call ``oracles`` in order; return the first result with a violator.
 
-    A violator is a candidate priced above ``round.cut`` — the value above which the engine
+    A violator is a candidate priced above ``pricing_round.cut`` — the value above which the engine
     adds a column, λ + tol·|λ| + atol: the tolerance is the engine's, the chain only reads it
     (a round built without a cut uses the threshold λ). When no oracle finds one, the last
     result is returned, so an exact last oracle (e.g. :class:`DCGaussianOracle`) is called
@@ -26,18 +26,18 @@ class OracleChain:
         if not self.oracles:
             raise ValueError("oracles: at least one oracle is needed")
         for oracle in self.oracles:
-            if not callable(getattr(oracle, "price", None)):
-                raise TypeError(f"oracles must have a price(round) method, got {oracle!r}")
+            if not isinstance(oracle, Oracle):
+                raise TypeError(f"oracles must have a price(pricing_round) method, got {oracle!r}")
 
     def proves_bound(self, family, n_features: int) -> bool:
         """Whether the last oracle proves its bound (it answers every round that ends a run)."""
         return proves_bound(self.oracles[-1], family, n_features)
 
-    def price(self, round: PricingRound) -> OracleResult:
-        cut = round.threshold if round.cut is None else round.cut
+    def price(self, pricing_round: PricingRound) -> OracleResult:
+        cut = pricing_round.threshold if pricing_round.cut is None else pricing_round.cut
         n_evals, attempts, bounds = 0, [], []
         for oracle in self.oracles:
-            result = oracle.price(round)
+            result = oracle.price(pricing_round)
             n_evals += result.n_evals
             attempts += result.attempts
             if result.upper_bound is not None:

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from solvers import Attempt, Status
-from solvers.dc import MAX_DIM, maximize_exp_sum
+from ..solvers import Attempt, Status
+from ..solvers.dc import MAX_DIM, maximize_exp_sum
 
-from ..engine import OracleResult, PricingRound
+from ..contracts import OracleResult, PricingRound
 from ..kernels import GaussianARD, GaussianIso
 from .common import best_distinct
 
@@ -58,7 +58,7 @@ class DCGaussianOracle:
     rtol, atol : float
         The branch and bound stops when its bound exceeds the best price by at most
         ``max(atol, rtol·|best|)`` (plus the floating-point resolution of the price, see
-        :mod:`solvers.dc`). Keep ``rtol`` below the engine's ``tol`` so that the bound can
+        :mod:`sipkl.solvers.dc`). Keep ``rtol`` below the engine's ``tol`` so that the bound can
         certify: the engine stops as ``"certified_optimal"`` when it is at most
         ``λ + tol·|λ| + atol``.
     max_nodes : int
@@ -77,16 +77,16 @@ class DCGaussianOracle:
         """Always: every round's result carries a proven upper bound."""
         return True
 
-    def price(self, round: PricingRound) -> OracleResult:
+    def price(self, pricing_round: PricingRound) -> OracleResult:
         scored, bounds, statuses, attempts, n_evals = [], [], [], [], 0
-        for problem in round.problems:
+        for problem in pricing_round.problems:
             if problem.regularizer is not None:
                 raise ValueError("DCGaussianOracle cannot bound a pricing regularizer r(θ); "
                                  "use IpoptOracle or GridOracle with a regularizer")
             weights, exponents = exp_sum_terms(problem)
-            own = sum(c.family == problem.family for c in round.columns)
+            own = sum(c.family == problem.family for c in pricing_round.columns)
             res = maximize_exp_sum(weights, exponents, problem.lower, problem.upper,
-                                   rtol=self.rtol, atol=self.atol, n_best=round.n_price + own,
+                                   rtol=self.rtol, atol=self.atol, n_best=pricing_round.n_price + own,
                                    max_nodes=self.max_nodes)
             n_evals += res.nfev
             bounds.append(res.upper_bound)
@@ -94,6 +94,6 @@ class DCGaussianOracle:
             if res.status is not Status.OPTIMAL:
                 attempts.append(Attempt("dc", res.status, f"{problem.family!r}: {res.message}"))
             scored += [(v, problem.column(x)) for v, x in zip(res.fun, res.x)]
-        columns, scores = best_distinct(scored, round.n_price, exclude=round.columns)
+        columns, scores = best_distinct(scored, pricing_round.n_price, exclude=pricing_round.columns)
         return OracleResult(columns, scores, n_evals, status=max(statuses, key=_RANK.index),
                             upper_bound=max(bounds), attempts=attempts)

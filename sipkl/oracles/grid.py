@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import OracleResult, PricingRound
+from ..contracts import OracleResult, PricingRound
 from .common import best_distinct
 
 
@@ -34,14 +34,14 @@ class GridOracle:
         ``candidates``), so that each result carries a proven upper bound."""
         return self.candidates is None and all(m.finite for m in family.members(n_features))
 
-    def price(self, round: PricingRound) -> OracleResult:
+    def price(self, pricing_round: PricingRound) -> OracleResult:
         values, thetas, owners = [], [], []
-        exhaustive = self.candidates is None and all(p.family.finite for p in round.problems)
-        for k, problem in enumerate(round.problems):
+        exhaustive = self.candidates is None and all(p.family.finite for p in pricing_round.problems)
+        for k, problem in enumerate(pricing_round.problems):
             if self.candidates is not None:
                 grid = np.asarray(self.candidates, float).reshape(len(self.candidates), -1)
             else:
-                grid = problem.family.grid(round.X, self.size, 0)
+                grid = problem.family.grid(pricing_round.X, self.size, 0)
             values.append(problem.values(grid))
             thetas += list(grid)
             owners.append(np.full(len(grid), k))
@@ -49,20 +49,20 @@ class GridOracle:
         order = np.argsort(-values, kind="stable")
         # Columns are built for the best candidates only; the list grows until n_price
         # distinct new ones are found (or the candidates run out), so the result is exact.
-        top = round.n_price + len(round.columns)
+        top = pricing_round.n_price + len(pricing_round.columns)
         while True:
-            scored = [(values[i], round.problems[owners[i]].column(thetas[i])) for i in order[:top]]
-            columns, scores = best_distinct(scored, round.n_price, exclude=round.columns)
-            if len(columns) == round.n_price or top >= len(order):
+            scored = [(values[i], pricing_round.problems[owners[i]].column(thetas[i])) for i in order[:top]]
+            columns, scores = best_distinct(scored, pricing_round.n_price, exclude=pricing_round.columns)
+            if len(columns) == pricing_round.n_price or top >= len(order):
                 break
             top *= 2
-        bound = self._new_column_bound(round, values, thetas, owners) if exhaustive else None
+        bound = self._new_column_bound(pricing_round, values, thetas, owners) if exhaustive else None
         return OracleResult(columns, scores, len(values), upper_bound=bound)
 
     @staticmethod
-    def _new_column_bound(round: PricingRound, values, thetas, owners) -> float:
+    def _new_column_bound(pricing_round: PricingRound, values, thetas, owners) -> float:
         """The largest price of a candidate that is not a current column (−∞ if none)."""
-        current = set(round.columns)
+        current = set(pricing_round.columns)
         fresh = [i for i in range(len(values))  # a loop over the members of a finite family
-                 if round.problems[owners[i]].column(thetas[i]) not in current]
+                 if pricing_round.problems[owners[i]].column(thetas[i]) not in current]
         return float(values[fresh].max()) if fresh else -np.inf

@@ -6,9 +6,9 @@ from functools import partial
 
 import numpy as np
 
-from solvers import Status, ascend_box, maximize_box
+from ..solvers import Status, ascend_box, maximize_box
 
-from ..engine import OracleResult, PricingRound
+from ..contracts import OracleResult, PricingRound
 from ..threads import one_blas_thread
 from .common import best_distinct
 
@@ -45,28 +45,28 @@ class IpoptOracle:
         self.method, self.tol, self.max_iter, self.n_polish = method, tol, max_iter, n_polish
         self.search_dtype = search_dtype
 
-    def price(self, round: PricingRound) -> OracleResult:
+    def price(self, pricing_round: PricingRound) -> OracleResult:
         # thin products (pairs × D times D × starts): see sipkl.threads
         with one_blas_thread():
-            return self._price(round)
+            return self._price(pricing_round)
 
-    def _price(self, round: PricingRound) -> OracleResult:
+    def _price(self, pricing_round: PricingRound) -> OracleResult:
         scored, attempts, statuses = [], [], []
-        for problem in round.problems:
+        for problem in pricing_round.problems:
             if problem.family.finite:
                 raise ValueError(f"IpoptOracle needs a continuous family, got the finite "
                                  f"{problem.family!r}: use oracle='grid'")
-            sample = problem.family.starting_points(round.X, max(self.n_samples, self.n_starts),
-                                                    round.rng)
+            sample = problem.family.starting_points(pricing_round.X, max(self.n_samples, self.n_starts),
+                                                    pricing_round.rng)
             starts = self._best(problem, sample, self.n_starts, self.search_dtype)
-            own = np.array([c.theta for c in round.columns if c.family == problem.family])
+            own = np.array([c.theta for c in pricing_round.columns if c.family == problem.family])
             if len(own) and self.n_warm > 0:
                 starts = np.vstack([self._best(problem, own, self.n_warm, self.search_dtype),
                                     starts])
             ascent = ascend_box(partial(problem.values_and_grads, dtype=self.search_dtype),
                                 starts, problem.lower, problem.upper, tol=self.tol,
                                 max_iter=self.max_iter // 2)
-            ends = self._basins(problem, ascent, round)
+            ends = self._basins(problem, ascent, pricing_round)
             if not len(ends):  # every start climbed to a current column: nothing new here
                 continue
             ends = ascend_box(problem.values_and_grads, ends, problem.lower, problem.upper,
@@ -81,22 +81,22 @@ class IpoptOracle:
             scored += [(v, problem.column(x)) for v, x in zip(np.append(res.fun, values),
                                                               np.vstack([res.x, rest]))]
         # local maxima found from different starts agree only to the solver's tolerance
-        columns, scores = best_distinct(scored, round.n_price, exclude=round.columns, rtol=1e-3)
+        columns, scores = best_distinct(scored, pricing_round.n_price, exclude=pricing_round.columns, rtol=1e-3)
         # no polish at all: the searches found only current columns, a complete answer
         status = Status.OPTIMAL if not statuses or any(s is Status.OPTIMAL for s in statuses) \
             else Status.OPTIMAL_INACCURATE if any(s.usable for s in statuses) \
             else Status.SOLVER_ERROR
-        return OracleResult(columns, scores, sum(p.n_evals for p in round.problems),
+        return OracleResult(columns, scores, sum(p.n_evals for p in pricing_round.problems),
                             status=status, attempts=attempts)
 
     @staticmethod
-    def _basins(problem, ascent, round) -> np.ndarray:
+    def _basins(problem, ascent, pricing_round) -> np.ndarray:
         """The end points of the ascent that are not current columns (to ``rtol = 10⁻³``,
         as in the result), best first, at most ``n_price``, pairwise 1 % apart: end points
         closer than that climb the same peak, and the ascent stops short of it."""
         ends = [(v, problem.column(x)) for v, x in zip(ascent.fun, ascent.x)]
-        new, scores = best_distinct(ends, len(ends), exclude=round.columns, rtol=1e-3)
-        basins, _ = best_distinct(list(zip(scores, new)), round.n_price, rtol=1e-2)
+        new, scores = best_distinct(ends, len(ends), exclude=pricing_round.columns, rtol=1e-3)
+        basins, _ = best_distinct(list(zip(scores, new)), pricing_round.n_price, rtol=1e-2)
         return np.array([c.theta for c in basins]).reshape(-1, len(problem.lower))
 
     @staticmethod

@@ -1,0 +1,159 @@
+"""The contracts between the engine, the masters and the oracles: everything a researcher
+writing an oracle or a master needs, in one place.
+
+    master.solve(grams, warm_start)  -> MasterSolution   (weights, price W, threshold λ, …)
+    oracle.price(PricingRound)       -> OracleResult     (new Columns, their prices, a bound)
+
+A :class:`Master` and an :class:`Oracle` are protocols (checked with ``isinstance``): any
+object with the one method qualifies. Each pricing problem of a round (a
+:class:`PricingProblem`) is the function θ ↦ <W, K(θ)> − r(θ) of one concrete family over its
+box; a :class:`Column` is a family and one θ. Statuses: a solver call reports a
+:class:`~sipkl.solvers.status.Status` (``OPTIMAL``, …) and records every fallback as an
+:class:`~sipkl.solvers.status.Attempt`; a failed solve raises a
+:class:`~sipkl.solvers.status.SolverError` (the engine survives :data:`SOLVER_FAILURES` and
+nothing else); a run ends with a :class:`~sipkl.run_status.RunStatus`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from .price import PriceMatrix
+from .run_status import SUCCESS, RunStatus
+from .solvers.status import SOLVER_FAILURES, Attempt, SolverError, Status
+
+__all__ = ["Attempt", "Column", "Master", "MasterSolution", "Oracle", "OracleResult",
+           "PriceMatrix", "PricingProblem", "PricingRound", "RunStatus", "SOLVER_FAILURES",
+           "SUCCESS", "SolverError", "Status"]
+
+
+@dataclass(frozen=True)
+class Column:
+    """One kernel of the restricted master: a concrete family and its parameter θ (printed
+    under the family's :attr:`~sipkl.kernels.base.KernelFamily.param_name`, e.g. ``s=[…]``
+    for the scale of a Gaussian)."""
+
+    family: object
+    theta: tuple
+
+    @classmethod
+    def make(cls, family, theta) -> "Column":
+        return cls(family, tuple(float(t) for t in np.atleast_1d(theta)))
+
+    def __repr__(self):
+        return (f"Column({self.family!r}, "
+                f"{self.family.param_name}={np.round(self.theta, 6).tolist()})")
+
+
+@dataclass
+class MasterSolution:
+    """What a restricted master hands back after each solve.
+
+    ``weights`` are the kernel weights of the columns (in order), ``price`` the price matrix W
+    (``None`` for a master that prices no column: the run then ends ``fixed_columns``),
+    ``threshold`` λ (a column is worth adding iff its price exceeds it), ``objective`` the
+    master's objective (minimized), ``gap`` its own optimality gap (absolute), ``model`` what
+    prediction needs (e.g. α and b), ``column_prices`` the price of each current column.
+    ``convex`` is ``False`` when the master's problem is not convex: its ``gap`` then measures
+    stationarity, and a proven pricing bound certifies a stationary point, not an optimum.
+    """
+
+    weights: np.ndarray
+    objective: float
+    price: Optional[PriceMatrix]
+    threshold: float
+    gap: float
+    status: Status
+    model: dict = field(default_factory=dict)
+    column_prices: Optional[np.ndarray] = None
+    attempts: list = field(default_factory=list)
+    convex: bool = True
+
+    @classmethod
+    def failed(cls, n_columns: int, status: Status, attempts=()) -> "MasterSolution":
+        """The solution of a solve that failed with ``status``: NaN weights and numbers, no
+        price (the engine stops with ``master_failed`` and keeps its best iterate)."""
+        return cls(np.full(n_columns, np.nan), np.nan, None, np.nan, np.nan, status,
+                   attempts=list(attempts))
+
+
+class PricingProblem(Protocol):
+    """``θ ↦ <W, K(θ)> − r(θ)`` for one concrete family over its box ``[lower, upper]``:
+    what an oracle maximizes (implemented by :class:`sipkl.workspace.KernelPricingProblem`).
+
+    ``values_and_grads`` prices the rows of a 2-D array of θ's in one batch (``grad=False``:
+    values only; ``dtype=np.float32`` for a search whose results are evaluated again),
+    ``column(θ)`` makes the :class:`Column` of a θ; ``n_evals`` counts evaluations.
+    """
+
+    family: object
+    lower: np.ndarray
+    upper: np.ndarray
+    n_evals: int
+
+    def values(self, thetas) -> np.ndarray: ...
+
+    def values_and_grads(self, thetas, grad: bool = True, dtype=np.float64): ...
+
+    def value_and_grad(self, theta) -> tuple[float, np.ndarray]: ...
+
+    def column(self, theta) -> Column: ...
+
+
+@dataclass
+class PricingRound:
+    """The input of an oracle: one pricing problem per concrete family, and context.
+
+    ``cut`` is the price above which the engine adds a column, ``λ + tol·|λ| + atol``
+    (``None``: the threshold λ).
+    """
+
+    problems: list[PricingProblem]
+    X: np.ndarray
+    columns: list[Column]
+    threshold: float
+    n_price: int
+    rng: np.random.Generator
+    cut: Optional[float] = None
+
+
+@dataclass
+class OracleResult:
+    """Best candidates (best first), their prices, and how they were found.
+
+    ``upper_bound`` is a proven bound on max_θ <W, K(θ)> when the oracle is global over the
+    whole family (``None`` otherwise).
+    """
+
+    columns: list[Column]
+    scores: np.ndarray
+    n_evals: int
+    status: Status = Status.OPTIMAL
+    upper_bound: Optional[float] = None
+    attempts: list = field(default_factory=list)
+
+
+@runtime_checkable
+class Master(Protocol):
+    """A restricted master: solves the problem over the given columns' Gram matrices.
+
+    A master class may set ``empty_start = True`` when it can solve over no column (the
+    first round then prices the first column).
+    """
+
+    def solve(self, grams: Sequence[np.ndarray],
+              warm_start: Optional[np.ndarray]) -> MasterSolution: ...
+
+
+@runtime_checkable
+class Oracle(Protocol):
+    """A pricing oracle: the best new columns of one round.
+
+    An oracle may define ``proves_bound(family, n_features) -> bool``: ``True`` when every
+    result over ``family`` carries a proven ``upper_bound`` (see
+    :func:`sipkl.oracles.common.proves_bound`).
+    """
+
+    def price(self, pricing_round: PricingRound) -> OracleResult: ...
