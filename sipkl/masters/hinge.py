@@ -26,13 +26,23 @@ import numpy as np
 from scipy.linalg import LinAlgError, solve
 from scipy.optimize import OptimizeResult
 
+from ..contracts import MasterSolution
 from ..solvers import Attempt, Status, minimize_simplex_qp, solve_cvxpy, solve_svm_dual
 from ..solvers.cvx import DEFAULT_SOLVERS
-
-from ..contracts import MasterSolution
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
 from .common import simplex_start
+
+
+#: α_i ≤ SV_RTOL·C is 0 (not a support vector), α_i ≥ (1 − SV_RTOL)·C is at the bound C; the
+#: free support vectors lie strictly between. Above the accuracy of interior-point duals (the
+#: QCQP master), far below any α that moves the price.
+SV_RTOL = 1e-6
+
+
+def _free(alpha, C) -> np.ndarray:
+    """Mask of the free support vectors, SV_RTOL·C < α_i < (1 − SV_RTOL)·C."""
+    return (alpha > SV_RTOL * C) & (alpha < (1 - SV_RTOL) * C)
 
 
 def _column_products(grams, w) -> np.ndarray:
@@ -84,7 +94,7 @@ class HingeMKLQCQP:
         if not status.usable or alpha.value is None:
             return MasterSolution.failed(len(grams), status, attempts)
         a = np.clip(alpha.value, 0.0, C)
-        a[a < 1e-9 * C] = 0.0
+        a[a <= SV_RTOL * C] = 0.0
         # cvxpy reports the dual of a scalar constraint as an array of shape (1,); float() of
         # such an array is an error under NumPy >= 2.4, hence .item().
         d = np.clip(np.array([np.asarray(c.dual_value, dtype=float).item() for c in quad]),
@@ -102,7 +112,7 @@ def _factor(K):
 
 def _bias(alpha, y, C, Kd):
     """b from the KKT conditions: y_i − (K(d) (α∘y))_i on free support vectors."""
-    free = (alpha > 1e-6 * C) & (alpha < (1 - 1e-6) * C)
+    free = _free(alpha, C)
     rows = free if free.any() else alpha > 0
     g = y[rows] - Kd[rows] @ (alpha * y)
     return float(np.median(g)) if rows.any() else 0.0
@@ -217,7 +227,7 @@ class HingeMKLNewton:
     def _hessian(self, Kd, Kw, d, alpha):
         """∇²J from K(d) and the products K_m (α∘y) (columns of ``Kw``)."""
         y, C = self.y, self.C
-        F = np.flatnonzero((alpha > 1e-8 * C) & (alpha < (1 - 1e-8) * C))
+        F = np.flatnonzero(_free(alpha, C))
         if F.size == 0:
             return np.zeros((len(d), len(d)))
         yF = y[F]
