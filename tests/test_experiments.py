@@ -124,8 +124,6 @@ def test_two_jobs_give_the_results_of_one(tmp_path):
         [{k: v for k, v in r.items() if k not in drop} for r in two]
 
 
-@pytest.mark.skipif(importlib.util.find_spec("distributed") is None,
-                    reason="dask.distributed not installed")
 @needs_keel
 def test_dask_local_cluster(tmp_path):
     cells = cheap_cells()[:2]
