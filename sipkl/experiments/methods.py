@@ -16,9 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 from sklearn.svm import SVC
 
-from ..alignment_estimators import FSAMAlignmentClassifier
-from ..estimators import IKLClassifier
-from ..greedy_estimators import GreedyKernelRidgeClassifier
+from ..estimators import AlignmentKernelClassifier, GreedyKernelRidgeClassifier, IKLClassifier
 from ..kernels import GaussianARD, GaussianIso, GaussianSeparate, KernelUnion
 from ..oracles import GridOracle
 
@@ -130,7 +128,7 @@ def alignment(data: Data, family, master: str, oracle="ipopt", shrinkage: float 
     DU: ``"uniform"``): stage 1 once, then the SVC of :func:`second_stage`. T = 50 and
     θ = 10⁻³ as in afkanpour §3."""
     def run():
-        model = FSAMAlignmentClassifier(family=family, oracle=oracle, master=master,
+        model = AlignmentKernelClassifier(family=family, oracle=oracle, master=master,
                                         shrinkage=shrinkage, max_iter=50, tol=1e-3,
                                         random_state=seed).fit(data.X, data.y)
         return model, second_stage(model.kernel_, data)

@@ -2,11 +2,9 @@
 from .base import KernelFamily
 from .gaussian import GaussianARD, GaussianIso, GaussianSeparate
 from .learned import LearnedKernel
+from .linear import LinearPerFeature
 from .others import Dirichlet, KernelUnion, Laplacian, Polynomial, Precomputed
 
 __all__ = ["KernelFamily", "GaussianIso", "GaussianSeparate", "GaussianARD", "Dirichlet",
-           "Polynomial", "Laplacian", "Precomputed", "KernelUnion", "LearnedKernel"]
-
-from .linear import LinearPerFeature  # noqa: E402
-
-__all__ += ["LinearPerFeature"]
+           "Polynomial", "Laplacian", "Precomputed", "KernelUnion", "LinearPerFeature",
+           "LearnedKernel"]

@@ -8,6 +8,8 @@ support of the price matrix with :meth:`restrict`.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Callable
 
 import numpy as np
@@ -141,11 +143,35 @@ class KernelFamily:
         params = {k: v for k, v in vars(self).items() if not k.startswith("_") and v is not None}
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
 
+    def get_params(self) -> dict:
+        """The constructor arguments of this family, by name (as scikit-learn's
+        ``Kernel.get_params``): ``type(self)(**self.get_params())`` is an equal family."""
+        return {name: getattr(self, name) for name in _constructor_arguments(type(self))}
+
+    def _key(self) -> tuple:
+        return type(self), _hashable(tuple(self.get_params().values()))
+
     def __eq__(self, other):
-        return type(self) is type(other) and repr(self) == repr(other)
+        """Equal when of the same class with equal constructor arguments."""
+        return self is other or (type(self) is type(other) and self._key() == other._key())
 
     def __hash__(self):
-        return hash(repr(self))
+        return hash(self._key())
+
+
+@functools.cache
+def _constructor_arguments(cls) -> tuple[str, ...]:
+    """The names of the arguments of ``cls.__init__`` (read once per class)."""
+    return tuple(name for name in inspect.signature(cls.__init__).parameters if name != "self")
+
+
+def _hashable(value):
+    """``value`` with lists, tuples and arrays as tuples, NumPy scalars as Python numbers."""
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return tuple(_hashable(v) for v in value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 class OneParameterFamily(KernelFamily):
