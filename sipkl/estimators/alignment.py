@@ -48,8 +48,7 @@ class AlignmentKernelEstimator(ColumnGenerationEstimator):
     }
 
     def _learn_kernel(self, X, target):
-        """Run the engine; set ``kernel_`` (weights summing to one), ``result_``, ``n_iter_``;
-        return the training Gram matrix of ``kernel_``.
+        """Run the engine; return the run and the learned kernel (weights summing to one).
 
         FSAM and alignf start from no column: the engine's first round solves the master
         over none (FSAM: K_0 = ε I_n, Algorithm 1 line 2) and prices the first column (lines
@@ -73,8 +72,7 @@ class AlignmentKernelEstimator(ColumnGenerationEstimator):
         total = weights.sum()
         # all weights 0: no column improved on FSAM's K_0 = εI; keep the columns, equally
         weights = weights / total if total > 0 else np.full(len(weights), 1.0 / len(weights))
-        store_runs(self, [result], [LearnedKernel(columns, weights)])
-        return self.kernel_(X)
+        return result, LearnedKernel(columns, weights)
 
 
 @estimator
@@ -158,7 +156,8 @@ class AlignmentKernelClassifier(ExpansionClassifierMixin, AlignmentKernelEstimat
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_ = check_classes(y)
-        self._learn_kernel(X, (y[:, None] == self.classes_[None, :]).astype(float))
+        result, kernel = self._learn_kernel(X, (y[:, None] == self.classes_[None, :]).astype(float))
+        store_runs(self, [result], [kernel])
         self.expansions_ = svc_expansions(self.kernel_, X, one_vs_rest(y, self.classes_),
                                           self.C)
         return self
@@ -248,7 +247,9 @@ class AlignmentKernelRegressor(ExpansionRegressorMixin, AlignmentKernelEstimator
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,
                              ensure_min_samples=2)
-        K = self._learn_kernel(X, y)
+        result, kernel = self._learn_kernel(X, y)
+        store_runs(self, [result], [kernel])
+        K = kernel(X)
         c = K.mean(axis=0)
         K_centred = K - c[:, None] - c[None, :] + c.mean()
         a = solve(K_centred + self.alpha * np.eye(len(K)), y - y.mean(), assume_a="pos")
