@@ -46,6 +46,11 @@ class KernelFamily:
     Subclasses implement :meth:`n_params`, :meth:`param_bounds`, :meth:`_geometry`,
     :meth:`gram_from` and :meth:`price_and_grad`; the rest has generic defaults.
     ``features`` restricts the family to a subset of the input columns.
+
+    As scikit-learn's estimators and kernels, a family keeps each argument of its
+    constructor as an attribute of the same name: :meth:`get_params` reads them, two families
+    are equal (and hash alike) when they are of the same class with equal arguments, and
+    :mod:`sipkl.persistence` writes a family as its class name and arguments.
     """
 
     #: a finite family (a list of candidates) has no gradient and is priced by enumeration
@@ -149,7 +154,8 @@ class KernelFamily:
         return {name: getattr(self, name) for name in _constructor_arguments(type(self))}
 
     def _key(self) -> tuple:
-        return type(self), _hashable(tuple(self.get_params().values()))
+        return type(self), tuple(_hashable(getattr(self, name))
+                                 for name in _constructor_arguments(type(self)))
 
     def __eq__(self, other):
         """Equal when of the same class with equal constructor arguments."""
@@ -157,6 +163,9 @@ class KernelFamily:
 
     def __hash__(self):
         return hash(self._key())
+
+
+_SCALARS = (bool, int, float, str)
 
 
 @functools.cache
@@ -167,8 +176,10 @@ def _constructor_arguments(cls) -> tuple[str, ...]:
 
 def _hashable(value):
     """``value`` with lists, tuples and arrays as tuples, NumPy scalars as Python numbers."""
+    if value is None or type(value) in _SCALARS:
+        return value
     if isinstance(value, (list, tuple, np.ndarray)):
-        return tuple(_hashable(v) for v in value)
+        return tuple(map(_hashable, value))
     if isinstance(value, np.generic):
         return value.item()
     return value
