@@ -41,10 +41,10 @@ REQUIRED_ARGUMENTS = {Precomputed: "kernels (a list of Gram matrices or of kerne
 
 ESTIMATORS: dict[str, type] = {}
 """Fitted estimators by class name, for :mod:`sipkl.persistence`; filled by the decorator
-:func:`estimator`."""
+:func:`register_estimator`."""
 
 
-def estimator(cls: type) -> type:
+def register_estimator(cls: type) -> type:
     """Class decorator: register a sipkl estimator under its class name (for persistence)."""
     ESTIMATORS[cls.__name__] = cls
     return cls
@@ -55,17 +55,13 @@ def buildable(table: dict) -> list[str]:
     return sorted(name for name, cls in table.items() if cls not in REQUIRED_ARGUMENTS)
 
 
-def lookup(table: dict, name: str, kind: str) -> type:
-    """The class named ``name`` in ``table``; an unknown name is a ``ValueError`` that lists
-    the valid ones (``kind`` is the argument's name, e.g. ``"family"``)."""
+def build(table: dict, name: str, kind: str):
+    """An instance of the class named ``name`` in ``table``, built with its default arguments.
+    An unknown name is a ``ValueError`` that lists the valid ones (``kind`` is the argument's
+    name, e.g. ``"family"``), as is a name whose class needs arguments."""
     if name not in table:
         raise ValueError(f"{kind} must be one of {sorted(table)}, got {name!r}")
-    return table[name]
-
-
-def build(table: dict, name: str, kind: str):
-    """An instance of the class named ``name``, built with its default arguments."""
-    cls = lookup(table, name, kind)
+    cls = table[name]
     if cls in REQUIRED_ARGUMENTS:
         raise ValueError(f"{kind} {name!r} cannot be built from its name: {cls.__name__} needs "
                          f"{REQUIRED_ARGUMENTS[cls]}; pass a {cls.__name__}(...) object")

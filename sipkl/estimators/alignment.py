@@ -21,7 +21,7 @@ from ..expansion import KernelExpansion
 from ..kernels import LearnedKernel
 from ..masters.alignment import Shrinkage
 from ..oracles import GridOracle
-from ..registry import MASTERS, estimator, make_family, make_oracle
+from ..registry import MASTERS, make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, NON_NEGATIVE, POSITIVE, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, ExpansionRegressorMixin, check_classes,
                    one_vs_rest, store_runs, svc_expansions)
@@ -75,7 +75,7 @@ class AlignmentKernelEstimator(ColumnGenerationEstimator):
         return result, LearnedKernel(columns, weights)
 
 
-@estimator
+@register_estimator
 class AlignmentKernelClassifier(ExpansionClassifierMixin, AlignmentKernelEstimator):
     """Alignment-based kernel learning, then an SVM (afkanpour's CA, two-stage).
 
@@ -163,7 +163,7 @@ class AlignmentKernelClassifier(ExpansionClassifierMixin, AlignmentKernelEstimat
         return self
 
 
-@estimator
+@register_estimator
 class AlignmentKernelRegressor(ExpansionRegressorMixin, AlignmentKernelEstimator):
     """Alignment-based kernel learning, then kernel ridge regression (two-stage).
 

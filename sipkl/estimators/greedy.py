@@ -10,7 +10,7 @@ from sklearn.utils.validation import validate_data
 from ..expansion import KernelExpansion
 from ..kernels import LearnedKernel
 from ..masters.greedy import GreedySquareLossMaster
-from ..registry import estimator, make_family, make_oracle
+from ..registry import make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, ExpansionRegressorMixin, check_classes,
                    one_vs_rest, starting_columns, store_runs)
@@ -54,7 +54,7 @@ class GreedySquareLossEstimator(ColumnGenerationEstimator):
         store_runs(self, results, [e.kernel for e in self.expansions_])
 
 
-@estimator
+@register_estimator
 class GreedyKernelRidge(ExpansionRegressorMixin, GreedySquareLossEstimator):
     """Kernel ridge regression with a kernel learned by argyriou's greedy algorithm.
 
@@ -106,7 +106,7 @@ class GreedyKernelRidge(ExpansionRegressorMixin, GreedySquareLossEstimator):
         return self
 
 
-@estimator
+@register_estimator
 class GreedyKernelRidgeClassifier(ExpansionClassifierMixin, GreedySquareLossEstimator):
     """Argyriou's greedy kernel learning with the square loss on ±1 targets.
 

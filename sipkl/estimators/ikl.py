@@ -10,13 +10,13 @@ from sklearn.utils.validation import validate_data
 
 from ..expansion import KernelExpansion
 from ..kernels import LearnedKernel
-from ..registry import MASTERS, estimator, make_family, make_oracle
+from ..registry import MASTERS, make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, check_classes, initial_column, one_vs_rest,
                    resolve_obj_tol, store_runs)
 
 
-@estimator
+@register_estimator
 class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
     """Infinite Kernel Learning with hinge loss (gehler_nowozin, Algorithm 1).
 

@@ -13,13 +13,13 @@ from sklearn.utils.validation import validate_data
 from ..expansion import KernelExpansion
 from ..kernels import LearnedKernel, LinearPerFeature
 from ..masters.nonlinear import NORMS, NonlinearKRRMaster
-from ..registry import estimator, make_family, make_oracle
+from ..registry import make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, NON_NEGATIVE, POSITIVE, POSITIVE_INT,
                    ColumnGenerationEstimator, ExpansionRegressorMixin, starting_columns,
                    store_runs)
 
 
-@estimator
+@register_estimator
 class NonlinearKernelRidge(ExpansionRegressorMixin, ColumnGenerationEstimator):
     """Kernel ridge regression with a learned polynomial combination of kernels (NKRR).
 

@@ -9,13 +9,13 @@ from sklearn.utils.validation import validate_data
 
 from ..kernels import LearnedKernel
 from ..masters.pairwise import PairwiseAlignmentMaster, refine_parameters
-from ..registry import estimator, make_family, make_oracle
+from ..registry import make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, check_classes, one_vs_rest, starting_columns,
                    store_runs, svc_expansions)
 
 
-@estimator
+@register_estimator
 class PairwiseAlignmentClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
     """Kernel learned by pothin_richard's greedy alignment, then an SVM (two stages).
 
