@@ -4,6 +4,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +17,8 @@ from sipkl import ColumnGeneration, GaussianARD, GaussianIso, IKLClassifier
 from sipkl.estimators.base import initial_column
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
 from sipkl.oracles import IpoptOracle
-from sipkl.persistence import kernel_from_json, kernel_to_json, load_model, save_model
+from sipkl.persistence import (kernel_from_json, kernel_to_json, load_checkpoint, load_model,
+                               save_model)
 from sipkl.solvers import SolverError, Status, maximize_box
 
 
@@ -229,6 +231,27 @@ def test_learned_kernel_json_round_trip_and_tampering(moons):
             kernel_from_json(json.dumps(broken))
     with pytest.raises(ValueError, match="JSON"):
         kernel_from_json("{not json")
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_files_written_by_the_earlier_layout_load():
+    """A model (a StandardScaler and an FSAMAlignmentClassifier, as the class was called)
+    and an engine checkpoint written before the estimators became a package, with the
+    decision values that model gave then."""
+    model = load_model(DATA / "fsam_pipeline_v2.json")
+    assert type(model[-1]).__name__ == "AlignmentKernelClassifier"
+    X = np.array([[0.0, 0.0], [1.0, -1.0], [-0.5, 2.0], [2.0, -2.0]])
+    expected = np.loadtxt(DATA / "fsam_pipeline_v2.expected.txt")
+    np.testing.assert_allclose(model[-1].decision_function(model[0].transform(X)), expected,
+                               rtol=1e-12, atol=1e-12)
+    state = load_checkpoint(DATA / "union_checkpoint_v1.json")
+    raw = json.loads((DATA / "union_checkpoint_v1.json").read_text())
+    assert state["iteration"] == raw["iteration"]
+    assert state["columns"][0].family == GaussianIso()
+    assert state["columns"][1].family == GaussianIso(features=(0,))
+    assert [list(c.theta) for c in state["columns"]] == [c["theta"] for c in raw["columns"]]
 
 
 def test_model_save_load_and_tampered_arrays(tmp_path, moons):
