@@ -68,8 +68,9 @@ def family_to_dict(family: KernelFamily) -> dict:
 
 
 def family_from_dict(data: dict) -> KernelFamily:
-    """Inverse of :func:`family_to_dict` (the class must be one of
-    :data:`sipkl.registry.FAMILIES`)."""
+    """Inverse of :func:`family_to_dict`. The class must be one of
+    :data:`sipkl.registry.FAMILIES`; a family class of your own is read once it is added
+    there under a name (``FAMILIES["mine"] = MyFamily``)."""
     if not isinstance(data, dict) or set(data) != {"type", "params"}:
         raise ValueError(f"not a kernel family document: {data!r}")
     classes = {cls.__name__: cls for cls in FAMILIES.values()}

@@ -4,7 +4,8 @@ One table per kind, shared by the estimators (``family="dirichlet"``, ``oracle="
 ``master="alignf"``), the command line (``sipkl fit --family dirichlet``), the experiments
 and the persistence of fitted models (an estimator is saved and found again by its class
 name). Names are for convenience only: every estimator also takes family and oracle
-*objects*, and a new oracle or family needs no entry here to be used.
+*objects*, and a new oracle or family needs no entry here to be used; a family of your own
+needs one to be read back from a saved model or checkpoint (``FAMILIES["mine"] = MyFamily``).
 
 A name whose class needs constructor arguments (``"precomputed"``: the Gram matrices,
 ``"union"``: the families, ``"chain"``: the oracles) is listed, so that it is recognized, but

@@ -126,3 +126,22 @@ def test_a_model_saved_under_an_earlier_class_name_loads(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(ValueError, match="unknown estimator 'Nope'.*IKLClassifier"):
         load_model(path)
+
+
+class Narrow(GaussianIso):
+    """A family of one's own: a Gaussian over a box given by two numbers."""
+
+    def __init__(self, low=0.5, high=2.0):
+        super().__init__(bounds=(low, high))
+        self.low, self.high = low, high
+
+
+def test_a_family_of_ones_own_is_read_back_once_it_has_a_name(monkeypatch):
+    document = json.loads(json.dumps(family_to_dict(Narrow(1.0, 3.0))))
+    assert document == {"type": "Narrow", "params": {"low": 1.0, "high": 3.0}}
+    with pytest.raises(ValueError, match="unknown kernel family 'Narrow'"):
+        family_from_dict(document)
+    monkeypatch.setitem(registry.FAMILIES, "narrow", Narrow)
+    again = family_from_dict(document)
+    assert again == Narrow(1.0, 3.0) and again != Narrow(1.0, 4.0)
+    assert again.param_bounds(1)[1][0] == 3.0
