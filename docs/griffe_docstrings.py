@@ -1,9 +1,7 @@
 """Griffe extension: sipkl's docstrings as the API reference should show them.
 
-Once a package is loaded (statically), three adaptations:
+Once a package is loaded (statically), two adaptations:
 
-* **Docstrings assembled at run time** — a class whose ``__doc__`` is assigned or extended in
-  its body or after it (shared parameter lists) gets its run-time docstring.
 * **Prose after a parameter list** — numpy-style sections run to the next header, so a
   paragraph written after the last parameter would be read as more parameters; it is put
   under a ``Notes`` header.
@@ -17,7 +15,6 @@ Once a package is loaded (statically), three adaptations:
 from __future__ import annotations
 
 import html
-import inspect
 import re
 
 import griffe
@@ -41,20 +38,6 @@ def _target(member) -> str:
         return member.final_target.path if member.is_alias else member.path
     except (griffe.AliasResolutionError, griffe.CyclicAliasError):
         return member.target_path
-
-
-def runtime_docstring(obj) -> str | None:
-    """The class's ``__doc__`` at run time, when it differs from the one read statically
-    (``__main__`` modules are not imported: importing runs them)."""
-    if obj.module.name == "__main__":
-        return None
-    try:
-        runtime = griffe.dynamic_import(obj.path)
-    except ImportError:
-        return None
-    doc = runtime.__dict__.get("__doc__")
-    static = obj.docstring.value if obj.docstring is not None else None
-    return inspect.cleandoc(doc) if doc and inspect.cleandoc(doc) != static else None
 
 
 def prose_as_notes(text: str) -> str:
@@ -93,10 +76,6 @@ class SipklDocstrings(griffe.Extension):
         for obj in objects:
             by_name.setdefault(obj.name, []).append(obj.path)
         for obj in objects:
-            doc = runtime_docstring(obj) if obj.is_class else None
-            if doc is not None:
-                obj.docstring = griffe.Docstring(doc, parent=obj, parser=loader.docstring_parser,
-                                                 parser_options=loader.docstring_options)
             if obj.docstring is not None:
                 text = prose_as_notes(obj.docstring.value)
                 obj.docstring.value = ROLE.sub(

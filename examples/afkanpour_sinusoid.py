@@ -25,7 +25,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
 
-from sipkl import Dirichlet, FSAMAlignmentClassifier, LearnedKernel
+from sipkl import Dirichlet, AlignmentKernelClassifier, LearnedKernel
 from sipkl.datasets import SINUSOID_FREQUENCIES as TRUE_FREQUENCIES
 from sipkl.datasets import make_sinusoid
 from sipkl.masters.alignment import AlignfMaster, AlignmentTarget, center
@@ -92,7 +92,7 @@ def main(argv=None) -> dict:
 
     def learn(master, **params):
         start = time.perf_counter()
-        clf = FSAMAlignmentClassifier(family=family, master=master, random_state=args.seed,
+        clf = AlignmentKernelClassifier(family=family, master=master, random_state=args.seed,
                                       **params).fit(X, y)
         return clf, {"iterations": clf.n_iter_, "seconds": round(time.perf_counter() - start, 1)}
 

@@ -5,28 +5,20 @@ continuously parameterized kernel family for the column maximizing <W, K(θ)>.
 """
 from .contracts import Column, MasterSolution, OracleResult, PricingRound
 from .engine import CGResult, ColumnGeneration
+from .estimators import (AlignmentKernelClassifier, AlignmentKernelRegressor, GreedyKernelRidge,
+                         GreedyKernelRidgeClassifier, IKLClassifier, NonlinearKernelRidge,
+                         PairwiseAlignmentClassifier)
 from .kernels import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
-                      KernelUnion, Laplacian, LearnedKernel, Polynomial, Precomputed)
+                      KernelUnion, Laplacian, LearnedKernel, LinearPerFeature, Polynomial,
+                      Precomputed)
 from .price import PriceMatrix
+from .registry import make_family, make_oracle
 
 __version__ = "0.1.0"
 
 __all__ = ["CGResult", "ColumnGeneration", "Column", "MasterSolution", "OracleResult",
            "PricingRound", "PriceMatrix", "KernelFamily", "GaussianIso", "GaussianSeparate",
            "GaussianARD", "Dirichlet", "Polynomial", "Laplacian", "Precomputed", "KernelUnion",
-           "LearnedKernel"]
-
-from .estimators import IKLClassifier  # noqa: E402  (needs the names above)
-
-__all__ += ["IKLClassifier"]
-
-from .alignment_estimators import FSAMAlignmentClassifier, FSAMAlignmentRegressor  # noqa: E402
-
-__all__ += ["FSAMAlignmentClassifier", "FSAMAlignmentRegressor"]
-
-from .kernels import LinearPerFeature  # noqa: E402
-from .greedy_estimators import (GreedyKernelRidge, GreedyKernelRidgeClassifier,  # noqa: E402
-                                NonlinearKernelRidge, PairwiseAlignmentClassifier)
-
-__all__ += ["LinearPerFeature", "GreedyKernelRidge", "GreedyKernelRidgeClassifier",
-            "PairwiseAlignmentClassifier", "NonlinearKernelRidge"]
+           "LinearPerFeature", "LearnedKernel", "IKLClassifier", "AlignmentKernelClassifier",
+           "AlignmentKernelRegressor", "GreedyKernelRidge", "GreedyKernelRidgeClassifier",
+           "PairwiseAlignmentClassifier", "NonlinearKernelRidge", "make_family", "make_oracle"]

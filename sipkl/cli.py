@@ -26,18 +26,16 @@ from pathlib import Path
 
 import numpy as np
 
-#: method -> (classifier, regressor) class names in :mod:`sipkl`, and fixed parameters
+#: method -> (classifier, regressor) class names of :data:`sipkl.registry.ESTIMATORS`, and
+#: fixed parameters
 METHODS = {
     "ikl": (("IKLClassifier", None), {}),
-    "fsam": (("FSAMAlignmentClassifier", "FSAMAlignmentRegressor"), {"master": "fsam"}),
-    "alignf": (("FSAMAlignmentClassifier", "FSAMAlignmentRegressor"), {"master": "alignf"}),
+    "fsam": (("AlignmentKernelClassifier", "AlignmentKernelRegressor"), {"master": "fsam"}),
+    "alignf": (("AlignmentKernelClassifier", "AlignmentKernelRegressor"), {"master": "alignf"}),
     "greedy": (("GreedyKernelRidgeClassifier", "GreedyKernelRidge"), {}),
     "pairwise": (("PairwiseAlignmentClassifier", None), {}),
     "nkrr": ((None, "NonlinearKernelRidge"), {}),
 }
-FAMILIES = ("gaussian_iso", "gaussian_separate", "gaussian_ard", "dirichlet", "polynomial",
-            "laplacian", "linear_per_feature")
-ORACLES = ("ipopt", "grid", "dc")
 
 
 class CLIError(ValueError):
@@ -130,20 +128,11 @@ def read_data(path, target=None, need_target=True):
 
 
 # -- fit ---------------------------------------------------------------------------------
-def make_family(name: str):
-    import sipkl
-    classes = {"gaussian_iso": sipkl.GaussianIso, "gaussian_separate": sipkl.GaussianSeparate,
-               "gaussian_ard": sipkl.GaussianARD, "dirichlet": sipkl.Dirichlet,
-               "polynomial": sipkl.Polynomial, "laplacian": sipkl.Laplacian,
-               "linear_per_feature": sipkl.LinearPerFeature}
-    return classes[name]()
-
-
 def make_estimator(args, y):
     """The estimator of ``args.method`` for the task of ``y`` (or ``args.task``)."""
     from sklearn.utils.multiclass import type_of_target
 
-    import sipkl
+    from .registry import ESTIMATORS, make_family
     (classifier, regressor), fixed = METHODS[args.method]
     task = args.task
     if task == "auto":
@@ -153,9 +142,7 @@ def make_estimator(args, y):
         other = "classification" if task == "regression" else "regression"
         raise CLIError(f"method {args.method!r} does {other} only, and the target calls for "
                        f"{task} (use --task to choose)")
-    cls = getattr(sipkl, name, None)
-    if cls is None:
-        raise CLIError(f"method {args.method!r} needs sipkl.{name}, which this sipkl lacks")
+    cls = ESTIMATORS[name]
     accepted = cls().get_params()
     params = dict(fixed, random_state=args.seed, verbose=args.verbose)
     for option, value in (("C", args.C), ("alpha", args.alpha), ("max_iter", args.max_iter),
@@ -302,6 +289,7 @@ def cmd_bench(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .registry import FAMILIES, ORACLES, buildable
     parser = argparse.ArgumentParser(prog="sipkl", description="Kernel learning by "
                                      "semi-infinite programming (column generation).")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -313,14 +301,14 @@ def build_parser() -> argparse.ArgumentParser:
     fit.add_argument("--target", help="target column of a CSV (name or index; required) or "
                      "array of an NPZ (default y)")
     fit.add_argument("--method", choices=sorted(METHODS), default="ikl",
-                     help="ikl: IKLClassifier; fsam, alignf: FSAMAlignment*; greedy: "
+                     help="ikl: IKLClassifier; fsam, alignf: AlignmentKernel*; greedy: "
                      "GreedyKernelRidge*; pairwise: PairwiseAlignmentClassifier; nkrr: "
                      "NonlinearKernelRidge (default ikl)")
     fit.add_argument("--task", choices=("auto", "classification", "regression"),
                      default="auto", help="default: regression for a continuous target")
-    fit.add_argument("--family", choices=FAMILIES, help="kernel family (default: the "
+    fit.add_argument("--family", choices=buildable(FAMILIES), help="kernel family (default: the "
                      "method's, e.g. gaussian_iso)")
-    fit.add_argument("--oracle", choices=ORACLES, help="pricing oracle (default: the "
+    fit.add_argument("--oracle", choices=buildable(ORACLES), help="pricing oracle (default: the "
                      "method's)")
     fit.add_argument("--C", type=float, help="soft-margin parameter (ikl, fsam, alignf, "
                      "pairwise classifiers)")

@@ -24,8 +24,7 @@ from scipy.optimize import OptimizeResult
 from .contracts import (SOLVER_FAILURES, Attempt, Column, Master, MasterSolution, Oracle,
                         OracleResult, PricingRound, RunStatus, Status)
 from .kernels.base import KernelFamily
-from .persistence import (check_document, columns_from_list, columns_to_list, document,
-                          read_json, write_json_atomic)
+from .persistence import load_checkpoint, save_checkpoint
 from .progress import IterationLog
 from .workspace import Workspace
 
@@ -352,30 +351,6 @@ def _record(history, sol: MasterSolution, best_price, n_columns, master_time, pr
                        ("master_time", master_time), ("pricing_time", pricing_time),
                        ("time", elapsed)):
         history[key].append(value)
-
-
-def save_checkpoint(path, iteration, columns, weights, history, previous_objective, rng):
-    """Write the state needed to continue a run at ``iteration`` (atomically)."""
-    write_json_atomic(path, document(
-        "sipkl.checkpoint", iteration=iteration, columns=columns_to_list(columns),
-        weights=[float(w) for w in weights], history=history,
-        previous_objective=previous_objective, rng_state=rng.bit_generator.state))
-
-
-def load_checkpoint(path) -> dict:
-    """Read a checkpoint written by :func:`save_checkpoint` (validated)."""
-    data = check_document(read_json(path), "sipkl.checkpoint")
-    try:
-        state = {"iteration": int(data["iteration"]), "columns": columns_from_list(data["columns"]),
-                 "weights": np.asarray(data["weights"], dtype=float),
-                 "history": {k: list(v) for k, v in data["history"].items()},
-                 "previous_objective": data["previous_objective"],
-                 "rng_state": data["rng_state"]}
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"checkpoint {path} is incomplete or damaged: {exc!r}") from None
-    if len(state["weights"]) != len(state["columns"]) or not np.all(np.isfinite(state["weights"])):
-        raise ValueError(f"checkpoint {path}: weights do not match the columns")
-    return state
 
 
 #: messages of the statuses whose reason needs no numbers (the others are built in place)

@@ -1,18 +1,27 @@
-"""JSON persistence without pickle: kernel families, learned kernels, engine checkpoints.
+"""Persistence without pickle: kernel families, learned kernels, fitted models (JSON + NPZ)
+and engine checkpoints (JSON).
 
 Every document carries a ``schema`` name and a ``version``; an unknown schema or version,
-or a document whose content does not validate, is rejected with a ``ValueError``.
+or a document whose content does not validate, is rejected with a ``ValueError``. A family
+is written as its class name and constructor arguments
+(:meth:`~sipkl.kernels.base.KernelFamily.get_params`), a model as its estimator's class name;
+both classes are found again through :mod:`sipkl.registry`.
 """
 from __future__ import annotations
 
-import inspect
+import hashlib
 import json
 import os
 import tempfile
 
 import numpy as np
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import StandardScaler
 
-from .kernels.base import KernelFamily
+from .contracts import Column
+from .expansion import KernelExpansion
+from .kernels import KernelFamily, LearnedKernel
+from .registry import ESTIMATORS, FAMILIES
 
 VERSION = 1
 #: version of ``sipkl.model`` documents: 2 may carry a standardization (a reader of version 1
@@ -21,15 +30,9 @@ MODEL_VERSION = 2
 MODEL_VERSIONS = (1, 2)
 #: the fitted arrays of a ``StandardScaler`` kept with a model (``None`` ones are skipped)
 SCALER_ARRAYS = ("mean_", "var_", "scale_", "n_samples_seen_")
-
-
-def _family_classes() -> dict:
-    classes, todo = {}, [KernelFamily]
-    while todo:
-        cls = todo.pop()
-        classes[cls.__name__] = cls
-        todo += cls.__subclasses__()
-    return classes
+#: estimators saved under an earlier class name -> their class name now
+RENAMED = {"FSAMAlignmentClassifier": "AlignmentKernelClassifier",
+           "FSAMAlignmentRegressor": "AlignmentKernelRegressor"}
 
 
 def _encode(value):
@@ -56,22 +59,23 @@ def family_to_dict(family: KernelFamily) -> dict:
     """``{"type": class name, "params": constructor arguments}`` of a family."""
     if not isinstance(family, KernelFamily):
         raise TypeError(f"family must be a KernelFamily, got {type(family).__name__}")
-    names = [p for p in inspect.signature(type(family).__init__).parameters if p != "self"]
     try:
-        params = {name: _encode(getattr(family, name)) for name in names}
-    except (AttributeError, TypeError) as exc:
+        params = {name: _encode(value) for name, value in family.get_params().items()}
+    except TypeError as exc:
         raise TypeError(f"{type(family).__name__} cannot be written to JSON ({exc}); "
                         f"families holding matrices or functions are not serializable") from None
     return {"type": type(family).__name__, "params": params}
 
 
 def family_from_dict(data: dict) -> KernelFamily:
-    """Inverse of :func:`family_to_dict` (the class must be a known KernelFamily)."""
+    """Inverse of :func:`family_to_dict`. The class must be one of
+    :data:`sipkl.registry.FAMILIES`; a family class of your own is read once it is added
+    there under a name (``FAMILIES["mine"] = MyFamily``)."""
     if not isinstance(data, dict) or set(data) != {"type", "params"}:
         raise ValueError(f"not a kernel family document: {data!r}")
-    classes = _family_classes()
+    classes = {cls.__name__: cls for cls in FAMILIES.values()}
     if data["type"] not in classes:
-        raise ValueError(f"unknown kernel family {data['type']!r}")
+        raise ValueError(f"unknown kernel family {data['type']!r} (known: {sorted(classes)})")
     params = {k: _decode(v) for k, v in data["params"].items()}
     for key in ("bounds", "features"):
         if isinstance(params.get(key), list):
@@ -85,7 +89,6 @@ def columns_to_list(columns) -> list:
 
 
 def columns_from_list(items) -> list:
-    from .contracts import Column
     if not isinstance(items, list):
         raise ValueError("columns must be a list")
     return [Column.make(family_from_dict(item["family"]), _finite(item["theta"], "theta"))
@@ -97,6 +100,40 @@ def _finite(values, name) -> np.ndarray:
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} must be finite numbers")
     return array
+
+
+def kernel_to_json(kernel: LearnedKernel) -> str:
+    """A learned kernel as a JSON document (family names, parameters, weights, degree)."""
+    return json.dumps(document("sipkl.learned_kernel", columns=columns_to_list(kernel.columns),
+                               weights=kernel.weights.tolist(), degree=kernel.degree))
+
+
+def kernel_from_json(text: str) -> LearnedKernel:
+    """Inverse of :func:`kernel_to_json`; a tampered or unknown document raises ``ValueError``."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not a JSON document: {exc}") from None
+    data = check_document(data, "sipkl.learned_kernel")
+    weights = np.asarray(data.get("weights"), dtype=float)
+    if weights.ndim != 1 or not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("weights must be a list of finite non-negative numbers")
+    return LearnedKernel(columns_from_list(data.get("columns")), weights, data.get("degree"))
+
+
+def _expansion_arrays(expansion: KernelExpansion, prefix: str) -> dict:
+    return {f"{prefix}points": expansion.points, f"{prefix}coef": expansion.coef}
+
+
+def _expansion_to_dict(expansion: KernelExpansion) -> dict:
+    return {"kernel": kernel_to_json(expansion.kernel), "bias": float(expansion.bias)}
+
+
+def _expansion_from_parts(data: dict, arrays, prefix: str) -> KernelExpansion:
+    points, coef = arrays[f"{prefix}points"], arrays[f"{prefix}coef"]
+    if points.ndim != 2 or coef.shape != (len(points),):
+        raise ValueError("model arrays have inconsistent shapes")
+    return KernelExpansion(kernel_from_json(data["kernel"]), points, coef, float(data["bias"]))
 
 
 def document(schema: str, version: int = VERSION, **content) -> dict:
@@ -139,8 +176,6 @@ def read_json(path) -> dict:
 def _split_pipeline(model):
     """``(scaler or None, estimator)`` of a sipkl estimator or of a ``Pipeline`` of a
     ``StandardScaler`` and a sipkl estimator."""
-    from sklearn.pipeline import Pipeline
-    from sklearn.preprocessing import StandardScaler
     if not isinstance(model, Pipeline):
         return None, model
     steps = [step for _, step in model.steps]
@@ -166,8 +201,8 @@ def save_model(model, path, training_data: dict | None = None) -> None:
     scaler, estimator = _split_pipeline(model)
     arrays, models = {}, []
     for k, expansion in enumerate(estimator.expansions_):
-        arrays.update(expansion.arrays(f"e{k}_"))
-        models.append(expansion.to_dict())
+        arrays.update(_expansion_arrays(expansion, f"e{k}_"))
+        models.append(_expansion_to_dict(expansion))
     scaling = None
     if scaler is not None:
         fitted = {name: getattr(scaler, name) for name in SCALER_ARRAYS}
@@ -195,19 +230,18 @@ def load_model(path):
     """Load a model saved by :func:`save_model` (the estimator, or the ``Pipeline`` of its
     ``StandardScaler`` and the estimator); it predicts as the saved one did. Files of
     version 1 (no scaler) still load."""
-    import sipkl
-    from .expansion import KernelExpansion
     data = check_document(read_json(path), "sipkl.model", MODEL_VERSIONS)
     npz = os.fspath(path) + ".npz"
     if _sha256(npz) != data.get("npz_sha256"):
         raise ValueError(f"{npz} does not match the model file (modified or replaced)")
-    cls = getattr(sipkl, str(data.get("estimator")), None)
-    if not (isinstance(cls, type) and hasattr(cls, "get_params")):
-        raise ValueError(f"unknown estimator {data.get('estimator')!r}")
+    name = data.get("estimator")
+    cls = ESTIMATORS.get(RENAMED.get(name, name)) if isinstance(name, str) else None
+    if cls is None:
+        raise ValueError(f"unknown estimator {name!r} (known: {sorted(ESTIMATORS)})")
     params = {k: _decode(v) for k, v in data["params"].items() if v is not None}
     estimator = cls(**params)
     with np.load(npz, allow_pickle=False) as arrays:
-        estimator.expansions_ = [KernelExpansion.from_parts(m, arrays, f"e{k}_")
+        estimator.expansions_ = [_expansion_from_parts(m, arrays, f"e{k}_")
                                  for k, m in enumerate(data["expansions"])]
         scaler = _scaler(data.get("scaler"), arrays, int(data["n_features_in"]))
     if data.get("classes") is not None:
@@ -217,7 +251,6 @@ def load_model(path):
     estimator.kernel_ = kernels[0] if len(kernels) == 1 else kernels
     if scaler is None:
         return estimator
-    from sklearn.pipeline import make_pipeline
     return make_pipeline(scaler, estimator)
 
 
@@ -225,7 +258,6 @@ def _scaler(scaling, arrays, n_features: int):
     """The fitted ``StandardScaler`` of a model document, or ``None`` when it has none."""
     if scaling is None:
         return None
-    from sklearn.preprocessing import StandardScaler
     if not isinstance(scaling, dict) or set(scaling) != {"with_mean", "with_std"}:
         raise ValueError(f"not a scaler description: {scaling!r}")
     scaler = StandardScaler(with_mean=bool(scaling["with_mean"]),
@@ -243,6 +275,29 @@ def _scaler(scaling, arrays, n_features: int):
 
 
 def _sha256(path) -> str:
-    import hashlib
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
+
+
+def save_checkpoint(path, iteration, columns, weights, history, previous_objective, rng):
+    """Write the state needed to continue a run at ``iteration`` (atomically)."""
+    write_json_atomic(path, document(
+        "sipkl.checkpoint", iteration=iteration, columns=columns_to_list(columns),
+        weights=[float(w) for w in weights], history=history,
+        previous_objective=previous_objective, rng_state=rng.bit_generator.state))
+
+
+def load_checkpoint(path) -> dict:
+    """Read a checkpoint written by :func:`save_checkpoint` (validated)."""
+    data = check_document(read_json(path), "sipkl.checkpoint")
+    try:
+        state = {"iteration": int(data["iteration"]), "columns": columns_from_list(data["columns"]),
+                 "weights": np.asarray(data["weights"], dtype=float),
+                 "history": {k: list(v) for k, v in data["history"].items()},
+                 "previous_objective": data["previous_objective"],
+                 "rng_state": data["rng_state"]}
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(f"checkpoint {path} is incomplete or damaged: {exc!r}") from None
+    if len(state["weights"]) != len(state["columns"]) or not np.all(np.isfinite(state["weights"])):
+        raise ValueError(f"checkpoint {path}: weights do not match the columns")
+    return state

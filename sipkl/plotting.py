@@ -223,7 +223,7 @@ def plot_convergence(result, fig=None):
     """Objective, λ and best price, and master gap, against iteration and time.
 
     ``result`` is a :class:`~sipkl.engine.CGResult` or any mapping with its ``"history"``
-    (e.g. a checkpoint read with :func:`sipkl.engine.load_checkpoint`). Returns the
+    (e.g. a checkpoint read with :func:`sipkl.persistence.load_checkpoint`). Returns the
     ``Figure`` (3 rows × 2 columns).
     """
     history = result["history"]

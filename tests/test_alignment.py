@@ -17,8 +17,8 @@ from sklearn.datasets import load_iris, make_moons
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import check_estimator
 
-from sipkl import (ColumnGeneration, Column, Dirichlet, FSAMAlignmentClassifier,
-                   FSAMAlignmentRegressor, GaussianARD, GaussianIso)
+from sipkl import (ColumnGeneration, Column, Dirichlet, AlignmentKernelClassifier,
+                   AlignmentKernelRegressor, GaussianARD, GaussianIso)
 from sipkl.masters import AlignfMaster, FSAMMaster, UniformMaster
 from sipkl.masters.alignment import AlignmentTarget, Shrinkage, centered_alignment, fsam_step
 from sipkl.oracles import GridOracle
@@ -108,7 +108,7 @@ def test_first_column_maximizes_the_price_at_the_initial_ridge(moons):
         raise StopIteration
 
     with pytest.warns(ConvergenceWarning, match="callback"):
-        clf = FSAMAlignmentClassifier(family=GaussianIso(), oracle=GridOracle(candidates=scales),
+        clf = AlignmentKernelClassifier(family=GaussianIso(), oracle=GridOracle(candidates=scales),
                                       callback=stop).fit(X, y)
     # at K_0 = εI: W ∝ CyyᵀC − (‖Cy‖²/(n−1)) C, independent of ε
     n, C = len(X), centring(len(X))
@@ -121,7 +121,7 @@ def test_first_column_maximizes_the_price_at_the_initial_ridge(moons):
 def test_fsam_first_round_is_under_the_time_limit(moons):
     X, y = moons
     with pytest.warns(ConvergenceWarning, match="time_limit"):
-        clf = FSAMAlignmentClassifier(family=GaussianIso(), time_limit=1e-9,
+        clf = AlignmentKernelClassifier(family=GaussianIso(), time_limit=1e-9,
                                       random_state=0).fit(X, y)
     assert clf.result_.status == "time_limit" and clf.n_iter_ == 1
     assert len(clf.kernel_.columns) == 1 and clf.predict(X).shape == (len(X),)
@@ -131,7 +131,7 @@ def test_fsam_first_round_is_under_the_time_limit(moons):
 def test_fsam_alignment_never_decreases_and_old_weights_never_change(moons):
     X, y = moons
     snapshots = []
-    clf = FSAMAlignmentClassifier(
+    clf = AlignmentKernelClassifier(
         family=GaussianIso(), tol=1e-12, max_iter=8, random_state=0,
         callback=lambda r: snapshots.append(dict(zip(r.columns, r.weights)))).fit(X, y)
     F = -np.array(clf.result_.history["objective"])
@@ -148,7 +148,7 @@ def test_fsam_alignment_never_decreases_and_old_weights_never_change(moons):
 
 def test_stop_rule_theta_is_relative_objective_decrease(moons):
     X, y = moons
-    clf = FSAMAlignmentClassifier(tol=1e-2, random_state=0).fit(X, y)
+    clf = AlignmentKernelClassifier(tol=1e-2, random_state=0).fit(X, y)
     F = -np.array(clf.result_.history["objective"])
     assert clf.result_.status in ("objective_stalled", "converged_local")
     if clf.result_.status == "objective_stalled":
@@ -163,7 +163,7 @@ def test_no_improving_column_stops_in_the_first_round_with_that_column_alone():
     X = np.arange(20.0)[:, None]
     y = np.resize([1, -1], 20)
     assert alignment(rbf(X, 0.01), y) < 1 / np.sqrt(19)  # A_c(εI) = 1/√(n − 1)
-    clf = FSAMAlignmentClassifier(oracle=GridOracle(candidates=[0.01])).fit(X, y)
+    clf = AlignmentKernelClassifier(oracle=GridOracle(candidates=[0.01])).fit(X, y)
     assert clf.result_.status == "converged_local"
     assert clf.result_.columns == [] and clf.result_.best_price <= 0
     np.testing.assert_array_equal(clf.kernel_.weights, [1.0])
@@ -214,7 +214,7 @@ def test_alignf_master_in_the_engine_reaches_the_finite_optimum(moons):
     optimum over the whole list (prices ≤ 0 everywhere = the QP's KKT conditions)."""
     X, y = moons
     scales = np.geomspace(0.01, 100.0, 9)
-    clf = FSAMAlignmentClassifier(master="alignf", oracle=GridOracle(candidates=scales),
+    clf = AlignmentKernelClassifier(master="alignf", oracle=GridOracle(candidates=scales),
                                   tol=1e-12, random_state=0).fit(X, y)
     assert clf.result_.status == "converged_local"
     C = centring(len(X))
@@ -239,7 +239,7 @@ def test_uniform_master_gives_equal_weights_and_stops_at_once(moons):
     np.testing.assert_array_equal(res.weights, np.full(4, 0.25))
     assert -res.objective == pytest.approx(alignment(sum(rbf(X, s) for s in scales), y),
                                            rel=1e-10)
-    clf = FSAMAlignmentClassifier(family=Dirichlet(), master="uniform",
+    clf = AlignmentKernelClassifier(family=Dirichlet(), master="uniform",
                                   oracle=GridOracle(candidates=[0.5, 1.0, 2.0])).fit(X, y)
     assert [c.theta for c in clf.kernel_.columns] == [(0.5,), (1.0,), (2.0,)]
     assert clf.result_.status == "fixed_columns"
@@ -257,7 +257,7 @@ def test_one_hot_and_signed_labels_have_the_same_alignment(moons):
 
 def test_classifier_multiclass_one_kernel():
     X, y = load_iris(return_X_y=True)
-    clf = FSAMAlignmentClassifier(C=10.0, random_state=0).fit(X, y)
+    clf = AlignmentKernelClassifier(C=10.0, random_state=0).fit(X, y)
     assert clf.score(X, y) > 0.95
     assert clf.decision_function(X).shape == (150, 3)
     assert np.array_equal(clf.classes_, [0, 1, 2])
@@ -268,7 +268,7 @@ def test_regressor_is_ridge_with_intercept_in_the_learned_feature_space():
     X = rng.uniform(-3, 3, size=(60, 2))
     y = np.sin(2 * X[:, 0]) + 0.1 * rng.normal(size=60) + 5.0
     X_test = rng.uniform(-3, 3, size=(20, 2))
-    reg = FSAMAlignmentRegressor(alpha=0.1, random_state=0).fit(X, y)
+    reg = AlignmentKernelRegressor(alpha=0.1, random_state=0).fit(X, y)
     assert reg.score(X, y) > 0.9
     # independent: centre train and test features by the training mean, solve, add ȳ
     K, K_test = reg.kernel_(X), reg.kernel_(X_test, X)
@@ -291,7 +291,7 @@ def test_shrinkage_is_eq4_and_pulls_scales_together(moons):
     X = np.c_[X, np.random.default_rng(0).normal(size=(len(X), 2))]
 
     def spread(shrinkage):
-        clf = FSAMAlignmentClassifier(family=GaussianARD(), shrinkage=shrinkage, max_iter=3,
+        clf = AlignmentKernelClassifier(family=GaussianARD(), shrinkage=shrinkage, max_iter=3,
                                       random_state=0).fit(X, y)
         thetas = np.array([c.theta for c in clf.kernel_.columns])
         return np.max(thetas.std(1) / (thetas.mean(1) + 1e-12))
@@ -299,7 +299,7 @@ def test_shrinkage_is_eq4_and_pulls_scales_together(moons):
     assert spread(1e5) < 1e-2 < spread(0.0)
 
 
-@pytest.mark.parametrize("Estimator", [FSAMAlignmentClassifier, FSAMAlignmentRegressor])
+@pytest.mark.parametrize("Estimator", [AlignmentKernelClassifier, AlignmentKernelRegressor])
 def test_check_estimator(Estimator):
     check_estimator(Estimator(oracle="grid", max_iter=3))
 
@@ -317,30 +317,30 @@ BAD = [
 def test_classifier_bad_parameters_name_the_argument(moons, params, name):
     X, y = moons
     with pytest.raises(ValueError, match=name):
-        FSAMAlignmentClassifier(**params).fit(X, y)
+        AlignmentKernelClassifier(**params).fit(X, y)
 
 
 @pytest.mark.parametrize("params, name", BAD + [({"alpha": -1.0}, "alpha")])
 def test_regressor_bad_parameters_name_the_argument(moons, params, name):
     X, y = moons
     with pytest.raises(ValueError, match=name):
-        FSAMAlignmentRegressor(**params).fit(X, y.astype(float))
+        AlignmentKernelRegressor(**params).fit(X, y.astype(float))
 
 
 def test_bad_types_and_data(moons):
     X, y = moons
     with pytest.raises(TypeError, match="family"):
-        FSAMAlignmentClassifier(family=3).fit(X, y)
+        AlignmentKernelClassifier(family=3).fit(X, y)
     with pytest.raises(TypeError, match="oracle"):
-        FSAMAlignmentRegressor(oracle=object()).fit(X, y)
+        AlignmentKernelRegressor(oracle=object()).fit(X, y)
     with pytest.raises(TypeError, match="callback"):
-        FSAMAlignmentClassifier(callback=3).fit(X, y)
+        AlignmentKernelClassifier(callback=3).fit(X, y)
     with pytest.raises(ValueError, match="1 class"):
-        FSAMAlignmentClassifier().fit(X, np.ones(len(X)))
+        AlignmentKernelClassifier().fit(X, np.ones(len(X)))
     with pytest.raises(ValueError, match="constant"):
-        FSAMAlignmentRegressor().fit(X, np.ones(len(X)))
+        AlignmentKernelRegressor().fit(X, np.ones(len(X)))
     with pytest.raises(ValueError, match="NaN"):
-        FSAMAlignmentRegressor().fit(np.where(X > 1, np.nan, X), y)
+        AlignmentKernelRegressor().fit(np.where(X > 1, np.nan, X), y)
     for name, kwargs in (("epsilon", {"epsilon": 0.0}), ("eta_max", {"eta_max": -1.0})):
         with pytest.raises(ValueError, match=name):
             FSAMMaster(y, **kwargs)

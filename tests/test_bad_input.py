@@ -6,10 +6,11 @@ from sklearn.base import BaseEstimator, is_classifier
 
 import sipkl
 from sipkl import (ColumnGeneration, GaussianARD, GaussianIso, PriceMatrix)
-from sipkl.estimators import initial_column
+from sipkl.estimators.base import initial_column
 from sipkl.kernels import KernelUnion, Precomputed
 from sipkl.masters import HingeMKLNewton
-from sipkl.oracles import GridOracle, IpoptOracle, make_oracle
+from sipkl.oracles import GridOracle, IpoptOracle
+from sipkl.registry import make_oracle
 from sipkl.solvers import maximize_box
 
 rng = np.random.default_rng(0)

@@ -5,7 +5,8 @@ from sklearn.datasets import make_moons
 
 from sipkl import (Column, GaussianARD, GaussianIso, GaussianSeparate, IKLClassifier, Laplacian,
                    OracleResult, PriceMatrix, PricingRound)
-from sipkl.oracles import DCGaussianOracle, GridOracle, IpoptOracle, OracleChain, make_oracle
+from sipkl.oracles import DCGaussianOracle, GridOracle, IpoptOracle, OracleChain
+from sipkl.registry import make_oracle
 from sipkl.workspace import Workspace
 from sipkl.solvers import Status
 from sipkl.solvers.dc import maximize_exp_sum

@@ -5,7 +5,7 @@ from sklearn.datasets import load_iris, make_moons
 from sklearn.utils.estimator_checks import check_estimator
 
 from sipkl import GaussianARD, GaussianIso, IKLClassifier
-from sipkl.estimators import OBJ_TOL, resolve_obj_tol
+from sipkl.estimators.base import OBJ_TOL, resolve_obj_tol
 from sipkl.kernels.others import Precomputed
 from sipkl.oracles import DCGaussianOracle, GridOracle, IpoptOracle, OracleChain
 

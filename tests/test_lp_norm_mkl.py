@@ -95,3 +95,26 @@ def test_bad_p_is_rejected(data):
     _, y = data
     with pytest.raises(ValueError, match="p must"):
         HingeMKLLpNorm(y, 1.0, p=1.0)
+
+
+def test_ikl_classifier_with_the_l2_master_predicts_like_an_svm_on_the_reference_kernel(data):
+    """``IKLClassifier(master="lp_norm")`` over a finite list: every candidate ends up a column
+    (beside the estimator's starting column), and the decision values are those of
+    scikit-learn's SVC on Σ d_m K_m with d the reference's ℓ2 weights over those kernels."""
+    from sklearn.svm import SVC
+
+    from sipkl import GaussianIso, IKLClassifier
+    X, y = data
+    C = 10.0
+    clf = IKLClassifier(family=GaussianIso(), master="lp_norm", C=C,
+                        oracle=GridOracle(candidates=np.array(GAMMAS)[:, None]),
+                        random_state=0).fit(X, y)
+    gammas = [c.theta[0] for c in clf.result_.columns]
+    assert set(GAMMAS) <= set(gammas) and len(gammas) == len(GAMMAS) + 1
+    grams = [np.exp(-g * cdist(X, X, "sqeuclidean")) for g in gammas]
+    _, d_ref = reference(grams, y, C, 2.0)
+    X_new = X[:20] + 0.1
+    K_new = sum(d * np.exp(-g * cdist(X_new, X, "sqeuclidean")) for d, g in zip(d_ref, gammas))
+    svc = SVC(C=C, kernel="precomputed", tol=1e-8).fit(sum(d * K for d, K in zip(d_ref, grams)), y)
+    np.testing.assert_allclose(clf.decision_function(X_new), svc.decision_function(K_new),
+                               atol=2e-3)

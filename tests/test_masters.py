@@ -257,10 +257,10 @@ def test_newton_gap_is_a_duality_gap(seed, max_steps):
 
 
 # -- (d) bad input -----------------------------------------------------------------------
-MASTERS = [HingeMKLNewton, HingeMKLQCQP]
+HINGE_MASTERS = [HingeMKLNewton, HingeMKLQCQP]
 
 
-@pytest.mark.parametrize("master_cls", MASTERS)
+@pytest.mark.parametrize("master_cls", HINGE_MASTERS)
 @pytest.mark.parametrize("y", [[0.0, 1.0, 0.0, 1.0], [1.0, 2.0, 1.0, 2.0], [1.0, -1.0, np.nan, 1.0],
                                [[1.0, -1.0], [1.0, -1.0]]],
                          ids=["zero_one", "one_two", "nan", "2d"])
@@ -269,14 +269,14 @@ def test_bad_labels(master_cls, y):
         master_cls(np.array(y), 1.0)
 
 
-@pytest.mark.parametrize("master_cls", MASTERS)
+@pytest.mark.parametrize("master_cls", HINGE_MASTERS)
 @pytest.mark.parametrize("label", [1.0, -1.0])
 def test_one_class_only(master_cls, label):
     with pytest.raises(ValueError, match=r"\by\b"):
         master_cls(np.full(5, label), 1.0)
 
 
-@pytest.mark.parametrize("master_cls", MASTERS)
+@pytest.mark.parametrize("master_cls", HINGE_MASTERS)
 @pytest.mark.parametrize("C", [0.0, -1.0, np.nan, np.inf, -np.inf])
 def test_bad_C(master_cls, C):
     with pytest.raises(ValueError, match=r"\bC\b"):

@@ -4,6 +4,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,11 +13,12 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 import sipkl.solvers.box_nlp as box_nlp
-from sipkl import ColumnGeneration, GaussianARD, GaussianIso, IKLClassifier, LearnedKernel
-from sipkl.estimators import initial_column
+from sipkl import ColumnGeneration, GaussianARD, GaussianIso, IKLClassifier
+from sipkl.estimators.base import initial_column
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
 from sipkl.oracles import IpoptOracle
-from sipkl.persistence import load_model, save_model
+from sipkl.persistence import (kernel_from_json, kernel_to_json, load_checkpoint, load_model,
+                               save_model)
 from sipkl.solvers import SolverError, Status, maximize_box
 
 
@@ -161,7 +163,7 @@ RUN = """
 import os, sys, numpy as np
 from sklearn.datasets import make_moons
 from sipkl import ColumnGeneration, GaussianARD
-from sipkl.estimators import initial_column
+from sipkl.estimators.base import initial_column
 from sipkl.masters import HingeMKLNewton
 from sipkl.oracles import IpoptOracle
 X, y = make_moons(100, noise=0.25, random_state=0); y = np.where(y == 1, 1.0, -1.0)
@@ -217,8 +219,8 @@ def test_damaged_checkpoint_is_rejected(tmp_path, moons):
 def test_learned_kernel_json_round_trip_and_tampering(moons):
     X, y = moons
     clf = IKLClassifier(family=GaussianARD(), random_state=0).fit(X, y)
-    text = clf.kernel_.to_json()
-    again = LearnedKernel.from_json(text)
+    text = kernel_to_json(clf.kernel_)
+    again = kernel_from_json(text)
     np.testing.assert_array_equal(again(X), clf.kernel_(X))
     data = json.loads(text)
     for broken in ({**data, "version": 2}, {**data, "schema": "other"},
@@ -226,9 +228,30 @@ def test_learned_kernel_json_round_trip_and_tampering(moons):
                    {**data, "columns": [{"family": {"type": "Nope", "params": {}},
                                          "theta": [1.0]}]}):
         with pytest.raises(ValueError):
-            LearnedKernel.from_json(json.dumps(broken))
+            kernel_from_json(json.dumps(broken))
     with pytest.raises(ValueError, match="JSON"):
-        LearnedKernel.from_json("{not json")
+        kernel_from_json("{not json")
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_files_written_by_the_earlier_layout_load():
+    """A model (a StandardScaler and an FSAMAlignmentClassifier, as the class was called)
+    and an engine checkpoint written before the estimators became a package, with the
+    decision values that model gave then."""
+    model = load_model(DATA / "fsam_pipeline_v2.json")
+    assert type(model[-1]).__name__ == "AlignmentKernelClassifier"
+    X = np.array([[0.0, 0.0], [1.0, -1.0], [-0.5, 2.0], [2.0, -2.0]])
+    expected = np.loadtxt(DATA / "fsam_pipeline_v2.expected.txt")
+    np.testing.assert_allclose(model[-1].decision_function(model[0].transform(X)), expected,
+                               rtol=1e-12, atol=1e-12)
+    state = load_checkpoint(DATA / "union_checkpoint_v1.json")
+    raw = json.loads((DATA / "union_checkpoint_v1.json").read_text())
+    assert state["iteration"] == raw["iteration"]
+    assert state["columns"][0].family == GaussianIso()
+    assert state["columns"][1].family == GaussianIso(features=(0,))
+    assert [list(c.theta) for c in state["columns"]] == [c["theta"] for c in raw["columns"]]
 
 
 def test_model_save_load_and_tampered_arrays(tmp_path, moons):

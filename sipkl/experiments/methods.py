@@ -16,9 +16,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 from sklearn.svm import SVC
 
-from ..alignment_estimators import FSAMAlignmentClassifier
-from ..estimators import IKLClassifier
-from ..greedy_estimators import GreedyKernelRidgeClassifier
+from ..estimators import AlignmentKernelClassifier, GreedyKernelRidgeClassifier, IKLClassifier
 from ..kernels import GaussianARD, GaussianIso, GaussianSeparate, KernelUnion
 from ..oracles import GridOracle
 
@@ -130,7 +128,7 @@ def alignment(data: Data, family, master: str, oracle="ipopt", shrinkage: float 
     DU: ``"uniform"``): stage 1 once, then the SVC of :func:`second_stage`. T = 50 and
     θ = 10⁻³ as in afkanpour §3."""
     def run():
-        model = FSAMAlignmentClassifier(family=family, oracle=oracle, master=master,
+        model = AlignmentKernelClassifier(family=family, oracle=oracle, master=master,
                                         shrinkage=shrinkage, max_iter=50, tol=1e-3,
                                         random_state=seed).fit(data.X, data.y)
         return model, second_stage(model.kernel_, data)
@@ -154,7 +152,8 @@ def greedy(family, alpha: float, oracle="ipopt", seed: int = 0) -> GreedyKernelR
                                        max_iter=100, random_state=seed)
 
 
-def mkl_hinge(candidates, C: float, seed: int = 0) -> IKLClassifier:
-    """D1: ℓ1-norm MKL (hinge loss) over a finite list of Gaussian scales."""
+def mkl_hinge(candidates, C: float, seed: int = 0, master: str = "newton") -> IKLClassifier:
+    """D1 (``master="newton"``, ℓ1-norm) or D2 (``master="lp_norm"``, ℓ2-norm) MKL with hinge
+    loss over a finite list of Gaussian scales."""
     return IKLClassifier(family=GaussianIso(), oracle=GridOracle(candidates=candidates), C=C,
-                         random_state=seed)
+                         master=master, random_state=seed)

@@ -8,6 +8,8 @@ support of the price matrix with :meth:`restrict`.
 """
 from __future__ import annotations
 
+import functools
+import inspect
 from typing import Callable
 
 import numpy as np
@@ -44,6 +46,11 @@ class KernelFamily:
     Subclasses implement :meth:`n_params`, :meth:`param_bounds`, :meth:`_geometry`,
     :meth:`gram_from` and :meth:`price_and_grad`; the rest has generic defaults.
     ``features`` restricts the family to a subset of the input columns.
+
+    As scikit-learn's estimators and kernels, a family keeps each argument of its
+    constructor as an attribute of the same name: :meth:`get_params` reads them, two families
+    are equal (and hash alike) when they are of the same class with equal arguments, and
+    :mod:`sipkl.persistence` writes a family as its class name and arguments.
     """
 
     #: a finite family (a list of candidates) has no gradient and is priced by enumeration
@@ -141,11 +148,41 @@ class KernelFamily:
         params = {k: v for k, v in vars(self).items() if not k.startswith("_") and v is not None}
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
 
+    def get_params(self) -> dict:
+        """The constructor arguments of this family, by name (as scikit-learn's
+        ``Kernel.get_params``): ``type(self)(**self.get_params())`` is an equal family."""
+        return {name: getattr(self, name) for name in _constructor_arguments(type(self))}
+
+    def _key(self) -> tuple:
+        return type(self), tuple(_hashable(getattr(self, name))
+                                 for name in _constructor_arguments(type(self)))
+
     def __eq__(self, other):
-        return type(self) is type(other) and repr(self) == repr(other)
+        """Equal when of the same class with equal constructor arguments."""
+        return self is other or (type(self) is type(other) and self._key() == other._key())
 
     def __hash__(self):
-        return hash(repr(self))
+        return hash(self._key())
+
+
+_SCALARS = (bool, int, float, str)
+
+
+@functools.cache
+def _constructor_arguments(cls) -> tuple[str, ...]:
+    """The names of the arguments of ``cls.__init__`` (read once per class)."""
+    return tuple(name for name in inspect.signature(cls.__init__).parameters if name != "self")
+
+
+def _hashable(value):
+    """``value`` with lists, tuples and arrays as tuples, NumPy scalars as Python numbers."""
+    if value is None or type(value) in _SCALARS:
+        return value
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return tuple(map(_hashable, value))
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 class OneParameterFamily(KernelFamily):

@@ -1,8 +1,6 @@
 """The learned kernel: a non-negative combination of columns, callable on new data."""
 from __future__ import annotations
 
-import json
-
 import numpy as np
 
 
@@ -11,7 +9,8 @@ class LearnedKernel:
 
     ``degree`` is 1 for the linear combinations of every master but the non-linear one
     (cortes_mohri_rostamizadeh eq. 4, entrywise power). ``kernel(X, Y=None)`` returns the
-    Gram matrix, usable with ``SVC(kernel="precomputed")`` or ``KernelRidge``.
+    Gram matrix, usable with ``SVC(kernel="precomputed")`` or ``KernelRidge``. It is saved
+    as JSON by :func:`sipkl.persistence.kernel_to_json`.
     """
 
     def __init__(self, columns, weights, degree: int = 1):
@@ -32,26 +31,6 @@ class LearnedKernel:
             if d > 0:
                 K += d * column.family.gram(np.asarray(column.theta), X, Y)
         return K if self.degree == 1 else K ** self.degree
-
-    def to_json(self) -> str:
-        """The kernel as a JSON document (family names, parameters, weights, schema version)."""
-        from ..persistence import columns_to_list, document
-        return json.dumps(document("sipkl.learned_kernel", columns=columns_to_list(self.columns),
-                                   weights=self.weights.tolist(), degree=self.degree))
-
-    @classmethod
-    def from_json(cls, text: str) -> "LearnedKernel":
-        """Inverse of :meth:`to_json`; a tampered or unknown document raises ``ValueError``."""
-        from ..persistence import check_document, columns_from_list
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"not a JSON document: {exc}") from None
-        data = check_document(data, "sipkl.learned_kernel")
-        weights = np.asarray(data.get("weights"), dtype=float)
-        if weights.ndim != 1 or not np.all(np.isfinite(weights)) or np.any(weights < 0):
-            raise ValueError("weights must be a list of finite non-negative numbers")
-        return cls(columns_from_list(data.get("columns")), weights, data.get("degree"))
 
     def __len__(self):
         return len(self.columns)

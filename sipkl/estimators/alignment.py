@@ -1,30 +1,30 @@
-"""Two-stage kernel learning by centred alignment (afkanpour §2–3; Cortes et al. 2010).
+"""Two-stage kernel learning by centred alignment (afkanpour §2–3; Cortes et al. 2010):
+:class:`AlignmentKernelClassifier`, :class:`AlignmentKernelRegressor`.
 
 Stage 1 learns ``k = Σ_m μ_m k_{θ_m}`` over a kernel family by column generation with an
 alignment master (:mod:`sipkl.masters.alignment`): FSAM (afkanpour Algorithm 1, stagewise),
 alignf (totally corrective) or uniform weights over a finite dictionary. Stage 2 fits a
-standard kernel machine on the learned kernel: ``SVC`` for classification, ``KernelRidge`` for
-regression. CA-1D is ``family=GaussianIso()``, CA-nD ``family=GaussianARD()`` (with
-``shrinkage`` for eq. 4).
+standard kernel machine on the learned kernel: ``SVC`` for classification, kernel ridge
+regression for regression. CA-1D is ``family=GaussianIso()``, CA-nD ``family=GaussianARD()``
+(with ``shrinkage`` for eq. 4).
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy.linalg import solve
-from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.svm import SVC
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import validate_data
 
-from .engine import ColumnGeneration
-from .estimators import (ExpansionClassifierMixin, check_classes, check_positive,
-                         make_family, store_runs)
-from .expansion import KernelExpansion
-from .kernels import LearnedKernel
-from .masters.alignment import AlignfMaster, FSAMMaster, Shrinkage, UniformMaster
-from .oracles import GridOracle, make_oracle
-from .contracts import Column
-
-MASTERS = {"fsam": FSAMMaster, "alignf": AlignfMaster, "uniform": UniformMaster}
+from ..contracts import Column
+from ..expansion import KernelExpansion
+from ..kernels import LearnedKernel
+from ..masters.alignment import Shrinkage
+from ..oracles import GridOracle
+from ..registry import MASTERS, make_family, make_oracle, register_estimator
+from .base import (ENGINE_CONSTRAINTS, NON_NEGATIVE, POSITIVE, ColumnGenerationEstimator,
+                   ExpansionClassifierMixin, ExpansionRegressorMixin, check_classes,
+                   one_vs_rest, store_runs, svc_expansions)
 
 
 def dictionary(family, X, oracle) -> list[Column]:
@@ -38,34 +38,29 @@ def dictionary(family, X, oracle) -> list[Column]:
     return columns
 
 
-class _AlignmentKernel(BaseEstimator):
+class AlignmentKernelEstimator(ColumnGenerationEstimator):
     """Stage 1, shared by the classifier and the regressor (parameters: see the subclasses)."""
 
-    def _check_params(self):
-        check_positive(self.max_iter, "max_iter", integer=True)
-        check_positive(self.time_limit, "time_limit", allow_none=True)
-        check_positive(self.tol, "tol")
-        if not isinstance(self.master, str) or self.master not in MASTERS:
-            raise ValueError(f"master must be one of {sorted(MASTERS)}, got {self.master!r}")
-        if self.callback is not None and not callable(self.callback):
-            raise TypeError("callback must be callable")
-        shrinkage = Shrinkage(self.shrinkage)
-        return (make_family(self.family), make_oracle(self.oracle),
-                shrinkage if shrinkage.lam > 0 else None)
+    _parameter_constraints = {
+        **ENGINE_CONSTRAINTS,
+        "master": [StrOptions({"fsam", "alignf", "uniform"})],
+        "shrinkage": [NON_NEGATIVE],
+    }
 
-    def _learn_kernel(self, X, target, family, oracle, regularizer):
-        """Run the engine; set ``kernel_`` (weights summing to one), ``result_``, ``n_iter_``.
+    def _learn_kernel(self, X, target):
+        """Run the engine; return the run and the learned kernel (weights summing to one).
 
         FSAM and alignf start from no column: the engine's first round solves the master
         over none (FSAM: K_0 = ε I_n, Algorithm 1 line 2) and prices the first column (lines
         4–6), under the engine's time limit and callback; T columns take T + 1 master solves.
         """
+        family, oracle = make_family(self.family), make_oracle(self.oracle)
+        shrinkage = Shrinkage(self.shrinkage)
         uniform = self.master == "uniform"
-        engine = ColumnGeneration(
-            MASTERS[self.master](target), oracle, tol=0.0, atol=0.0, obj_atol=self.tol,
-            max_iter=self.max_iter + (0 if uniform else 1), time_limit=self.time_limit,
-            n_price=1, callback=self.callback, verbose=self.verbose,
-            random_state=self.random_state, regularizer=regularizer)
+        engine = self._engine(
+            MASTERS[self.master](target), oracle, self.random_state, tol=0.0, atol=0.0,
+            obj_atol=self.tol, max_iter=self.max_iter + (0 if uniform else 1), n_price=1,
+            regularizer=shrinkage if shrinkage.lam > 0 else None)
         result = engine.run(family, X, dictionary(family, X, oracle) if uniform else [])
         columns, weights = result.columns, result.weights
         if not columns:  # stopped in the first round: its column alone (if one was priced)
@@ -77,23 +72,37 @@ class _AlignmentKernel(BaseEstimator):
         total = weights.sum()
         # all weights 0: no column improved on FSAM's K_0 = εI; keep the columns, equally
         weights = weights / total if total > 0 else np.full(len(weights), 1.0 / len(weights))
-        store_runs(self, [result], [LearnedKernel(columns, weights)])
-        return self.kernel_(X)
+        return result, LearnedKernel(columns, weights)
 
 
-_PARAMETERS = """
+@register_estimator
+class AlignmentKernelClassifier(ExpansionClassifierMixin, AlignmentKernelEstimator):
+    """Alignment-based kernel learning, then an SVM (afkanpour's CA, two-stage).
+
+    Stage 1 maximizes the centred alignment with the label kernel ``YYᵀ``, Y the one-hot
+    label matrix: ``(YYᵀ)_ij = 1`` when x_i and x_j share a class. One kernel serves every
+    class; for two classes the centred alignment with one-hot labels equals that with ±1
+    labels (``C(yyᵀ)C = 2 C(YYᵀ)C``), so this is exactly the paper's binary setting.
+    Stage 2 is ``SVC(kernel="precomputed", C=C)`` on the learned kernel (one-vs-rest for
+    more than two classes), uncentred: centring is a translation in feature space, absorbed
+    by the SVM's bias, so train and test need no centring there (the alignment of stage 1 is
+    computed on centred training Gram matrices).
+
     Parameters
     ----------
     family : KernelFamily or str, default=None (GaussianIso, i.e. CA-1D)
-        ``GaussianARD()`` is CA-nD; ``Dirichlet()`` the family of afkanpour §3.1.
-    oracle : {"ipopt", "grid"} or oracle object, default="ipopt"
+        A family object or a name of :data:`sipkl.registry.FAMILIES`; ``GaussianARD()`` is
+        CA-nD, ``Dirichlet()`` the family of afkanpour §3.1.
+    oracle : str or oracle object, default="ipopt"
+        A name of :data:`sipkl.registry.ORACLES` or an object with a
+        ``price(pricing_round)`` method.
     master : {"fsam", "alignf", "uniform"}, default="fsam"
         ``"fsam"``: stagewise steps of Prop. 2 (Algorithm 1); ``"alignf"``: the alignf QP over
         all current columns (totally corrective); ``"uniform"``: equal weights over a finite
         dictionary (the oracle's candidate list if it is a ``GridOracle`` with one, else the
         family's default grid) and no column generation (DU).
-    %(second)s : float, default=1.0
-        %(second_doc)s
+    C : float, default=1.0
+        Soft-margin parameter of the SVC.
     shrinkage : float, default=0.0
         λ of eq. (4): the pricing objective becomes ``<W, K(θ)> − λ ‖θ − θ̄‖²`` (θ̄ the mean
         of θ's components; for Gaussian families θ are the scales s = 1/σ², see
@@ -115,29 +124,18 @@ _PARAMETERS = """
     ----------
     kernel_ : LearnedKernel
         The learned kernel, weights rescaled to sum to one (alignment is scale invariant; the
-        scale fixes the meaning of ``%(second)s``); equal weights if the run ended with all
-        weights 0 (no column improved on ``ε I_n``). FSAM's ridge ``ε I_n`` (Algorithm 1,
-        line 2) is a training-only device of the first stage and is not part of it.
+        scale fixes the meaning of ``C``); equal weights if the run ended with all weights 0
+        (no column improved on ``ε I_n``). FSAM's ridge ``ε I_n`` (Algorithm 1, line 2) is a
+        training-only device of the first stage and is not part of it.
     result_ : CGResult
         The column-generation run (``result_.history["objective"]`` is −A_c per iteration).
     n_iter_ : int
     expansions_ : list of KernelExpansion, the second stage as ``Σ_i c_i k(x, x_i) + b``
     n_features_in_ : int
-"""
-
-
-class FSAMAlignmentClassifier(ExpansionClassifierMixin, _AlignmentKernel):
-    """Alignment-based kernel learning, then an SVM (afkanpour's CA, two-stage).
-
-    Stage 1 maximizes the centred alignment with the label kernel ``YYᵀ``, Y the one-hot
-    label matrix: ``(YYᵀ)_ij = 1`` when x_i and x_j share a class. One kernel serves every
-    class; for two classes the centred alignment with one-hot labels equals that with ±1
-    labels (``C(yyᵀ)C = 2 C(YYᵀ)C``), so this is exactly the paper's binary setting.
-    Stage 2 is ``SVC(kernel="precomputed", C=C)`` on the learned kernel (one-vs-rest for
-    more than two classes), uncentred: centring is a translation in feature space, absorbed
-    by the SVM's bias, so train and test need no centring there (the alignment of stage 1 is
-    computed on centred training Gram matrices).
+    classes_ : array
     """
+
+    _parameter_constraints = {**AlignmentKernelEstimator._parameter_constraints, "C": [POSITIVE]}
 
     def __init__(self, family=None, oracle="ipopt", master="fsam", C=1.0, shrinkage=0.0,
                  max_iter=50, tol=1e-3, time_limit=None, random_state=None, verbose=0,
@@ -154,22 +152,19 @@ class FSAMAlignmentClassifier(ExpansionClassifierMixin, _AlignmentKernel):
         self.verbose = verbose
         self.callback = callback
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        family, oracle, regularizer = self._check_params()
-        check_positive(self.C, "C")
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_ = check_classes(y)
-        one_hot = (y[:, None] == self.classes_[None, :]).astype(float)
-        K = self._learn_kernel(X, one_hot, family, oracle, regularizer)
-        targets = self.classes_[1:] if len(self.classes_) == 2 else self.classes_
-        self.expansions_ = [
-            KernelExpansion.from_svc(self.kernel_, X, SVC(C=self.C, kernel="precomputed").fit(
-                K, np.where(y == target, 1, -1)))
-            for target in targets]
+        result, kernel = self._learn_kernel(X, (y[:, None] == self.classes_[None, :]).astype(float))
+        store_runs(self, [result], [kernel])
+        self.expansions_ = svc_expansions(self.kernel_, X, one_vs_rest(y, self.classes_),
+                                          self.C)
         return self
 
 
-class FSAMAlignmentRegressor(RegressorMixin, _AlignmentKernel):
+@register_estimator
+class AlignmentKernelRegressor(ExpansionRegressorMixin, AlignmentKernelEstimator):
     """Alignment-based kernel learning, then kernel ridge regression (two-stage).
 
     Stage 1 maximizes the centred alignment with ``yyᵀ`` (real targets). Stage 2 is ridge
@@ -183,7 +178,55 @@ class FSAMAlignmentRegressor(RegressorMixin, _AlignmentKernel):
     f(x) = Σ_j (a_j − S/n) k(x, x_j) + ȳ − aᵀc + S c̄ with S = Σ_i a_i: a plain kernel
     expansion, which is what is stored. (Unlike the SVM's, ridge predictions change with
     centring: there is no penalized-free bias otherwise.)
+
+    Parameters
+    ----------
+    family : KernelFamily or str, default=None (GaussianIso, i.e. CA-1D)
+        A family object or a name of :data:`sipkl.registry.FAMILIES`; ``GaussianARD()`` is
+        CA-nD, ``Dirichlet()`` the family of afkanpour §3.1.
+    oracle : str or oracle object, default="ipopt"
+        A name of :data:`sipkl.registry.ORACLES` or an object with a
+        ``price(pricing_round)`` method.
+    master : {"fsam", "alignf", "uniform"}, default="fsam"
+        ``"fsam"``: stagewise steps of Prop. 2 (Algorithm 1); ``"alignf"``: the alignf QP over
+        all current columns (totally corrective); ``"uniform"``: equal weights over a finite
+        dictionary (the oracle's candidate list if it is a ``GridOracle`` with one, else the
+        family's default grid) and no column generation (DU).
+    alpha : float, default=1.0
+        Ridge parameter of the second stage.
+    shrinkage : float, default=0.0
+        λ of eq. (4): the pricing objective becomes ``<W, K(θ)> − λ ‖θ − θ̄‖²`` (θ̄ the mean
+        of θ's components; for Gaussian families θ are the scales s = 1/σ², see
+        :class:`~sipkl.masters.alignment.Shrinkage`). 0 switches it off.
+    max_iter : int, default=50
+        T of Algorithm 1 (master solves).
+    tol : float, default=1e-3
+        θ of Algorithm 1: stop when the alignment grows by less than ``tol`` in one
+        iteration (the engine's absolute ``obj_atol``).
+        Column generation also stops when no column has a positive price (λ = 0).
+    time_limit : float or None
+    random_state : int or None
+        Seeds the oracle's random starts.
+    verbose : int, default=0
+    callback : callable or None
+        ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
+
+    Attributes
+    ----------
+    kernel_ : LearnedKernel
+        The learned kernel, weights rescaled to sum to one (alignment is scale invariant; the
+        scale fixes the meaning of ``alpha``); equal weights if the run ended with all
+        weights 0 (no column improved on ``ε I_n``). FSAM's ridge ``ε I_n`` (Algorithm 1,
+        line 2) is a training-only device of the first stage and is not part of it.
+    result_ : CGResult
+        The column-generation run (``result_.history["objective"]`` is −A_c per iteration).
+    n_iter_ : int
+    expansions_ : list of KernelExpansion, the second stage as ``Σ_i c_i k(x, x_i) + b``
+    n_features_in_ : int
     """
+
+    _parameter_constraints = {**AlignmentKernelEstimator._parameter_constraints,
+                              "alpha": [POSITIVE]}
 
     def __init__(self, family=None, oracle="ipopt", master="fsam", alpha=1.0, shrinkage=0.0,
                  max_iter=50, tol=1e-3, time_limit=None, random_state=None, verbose=0,
@@ -200,12 +243,13 @@ class FSAMAlignmentRegressor(RegressorMixin, _AlignmentKernel):
         self.verbose = verbose
         self.callback = callback
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
-        family, oracle, regularizer = self._check_params()
-        check_positive(self.alpha, "alpha")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,
                              ensure_min_samples=2)
-        K = self._learn_kernel(X, y, family, oracle, regularizer)
+        result, kernel = self._learn_kernel(X, y)
+        store_runs(self, [result], [kernel])
+        K = kernel(X)
         c = K.mean(axis=0)
         K_centred = K - c[:, None] - c[None, :] + c.mean()
         a = solve(K_centred + self.alpha * np.eye(len(K)), y - y.mean(), assume_a="pos")
@@ -213,15 +257,3 @@ class FSAMAlignmentRegressor(RegressorMixin, _AlignmentKernel):
         self.expansions_ = [KernelExpansion(self.kernel_, X, a - S / len(a),
                                             float(y.mean() - a @ c + S * c.mean()))]
         return self
-
-    def predict(self, X):
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self.expansions_[0](X)
-
-
-FSAMAlignmentClassifier.__doc__ += (
-    _PARAMETERS % {"second": "C", "second_doc": "Soft-margin parameter of the SVC."}
-    + "    classes_ : array\n")
-FSAMAlignmentRegressor.__doc__ += _PARAMETERS % {
-    "second": "alpha", "second_doc": "Ridge parameter of the second stage."}
