@@ -1,0 +1,100 @@
+"""The restricted master of a semi-infinite program (the exchange / cutting-plane method):
+the user's cvxpy problem with each semi-infinite constraint imposed at finitely many index
+points,
+
+    min f(x)  s.t.  finite constraints,   g_j(x, t) ≤ 0  for t ∈ T_j^(k)  (j = 1 … J).
+
+In the dual this is column generation: each index point is a column, and its multiplier
+(the cvxpy dual of its constraint) is the column's weight — the discrete measure of the
+dual of the semi-infinite program, which the engine prunes with.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import cvxpy as cp
+import numpy as np
+
+from ..contracts import Column, MasterSolution
+from ..solvers import solve_cvxpy
+from ..solvers.cvx import DEFAULT_SOLVERS
+from .constraint import SemiInfiniteConstraint
+from .space import ConstraintPrice
+
+
+class DiscretizedMaster:
+    """Solves the program over the index points given as columns, in cvxpy.
+
+    The solution hands the engine: ``weights``, the multipliers of the index points (in the
+    columns' order, clipped at 0 against the solver's round-off); ``objective``, the value of
+    the user's objective (maximized for ``cp.Maximize``); ``threshold`` 0 and ``cut_scale``
+    1, because the prices are relative violations (see :mod:`sipkl.sip.space`); ``price``,
+    one :class:`~sipkl.sip.space.ConstraintPrice` per constraint with the scale
+
+        s_j = max over t ∈ T_j^(k) ∪ {t_0} of  Σ_terms |term of g_j(x_k, t)|,
+
+    the magnitude of the numbers g_j compares at its index points (t_0 the first of
+    ``T_j.initial_points``, so that a constraint with no point has a scale; 1 when every term
+    is 0). Multiplying g_j by c multiplies s_j by c, rescaling T_j or the objective leaves it
+    unchanged: the engine's cut ``tol·1 + atol`` is then the same rule in any units, where a
+    cut at ``tol·|0|`` would be empty. ``gap`` is 0: cvxpy reports no duality gap, and the
+    master's optimality is the solver's status (``optimal``; anything else is no
+    certificate). ``model["values"]`` holds the values of every variable, ``model["price"]``
+    the price. The problem may be infeasible or unbounded: then the solution is the failed
+    one with that status, which the engine reports as ``master_failed``.
+    """
+
+    #: the program may be solved over no index point (then it is often unbounded)
+    empty_start = True
+
+    def __init__(self, objective, semi_infinite: Sequence[SemiInfiniteConstraint],
+                 constraints=(), solvers: Sequence[str] = DEFAULT_SOLVERS):
+        self.objective, self.constraints = objective, list(constraints)
+        self.semi_infinite, self.solvers = list(semi_infinite), tuple(solvers)
+        self._owner = {id(c.T): j for j, c in enumerate(self.semi_infinite)}
+        self.variables = cp.Problem(objective, self.constraints + [
+            e <= 0 for c in self.semi_infinite
+            for e in c.expressions(c.T.initial_points(1))]).variables()
+
+    def groups(self, columns: Sequence[Column]) -> list[np.ndarray]:
+        """The positions, in ``columns``, of each constraint's index points."""
+        owners = np.array([self._owner[id(c.family)] for c in columns], dtype=int)
+        return [np.flatnonzero(owners == j) for j in range(len(self.semi_infinite))]
+
+    def solve(self, columns: Sequence[Column], warm_start=None) -> MasterSolution:
+        groups = self.groups(columns)
+        imposed, expressions = [], []
+        for sic, group in zip(self.semi_infinite, groups):
+            points = np.array([columns[k].theta for k in group]).reshape(-1, sic.T.dim)
+            exprs = sic.expressions(points) if len(points) else []
+            expressions.append(exprs)
+            imposed.append(cp.hstack(exprs) <= 0 if exprs else None)
+        problem = cp.Problem(self.objective,
+                             self.constraints + [c for c in imposed if c is not None])
+        status, attempts = solve_cvxpy(problem, self.solvers)
+        if not status.usable or any(v.value is None for v in self.variables):
+            return MasterSolution.failed(len(columns), status, attempts)
+        weights = np.zeros(len(columns))
+        for group, constraint in zip(groups, imposed):
+            if constraint is not None:
+                weights[group] = np.clip(np.ravel(constraint.dual_value), 0.0, None)
+        price = [ConstraintPrice(_values(sic.x), self._scale(sic, exprs))
+                 for sic, exprs in zip(self.semi_infinite, expressions)]
+        return MasterSolution(weights=weights, objective=float(problem.value), price=price,
+                              threshold=0.0, gap=0.0, status=status, attempts=attempts,
+                              model={"values": [v.value for v in self.variables],
+                                     "price": price},
+                              cut_scale=1.0)
+
+    @staticmethod
+    def _scale(sic: SemiInfiniteConstraint, exprs) -> float:
+        reference = sic.expressions(sic.T.initial_points(1))
+        scale = float(np.max(sic.magnitudes(list(exprs) + reference)))
+        return scale if np.isfinite(scale) and scale > 0 else 1.0
+
+
+def _values(x):
+    """The numeric value of ``x`` (a cvxpy expression, or a tuple of them)."""
+    if isinstance(x, (tuple, list)):
+        return tuple(v.value for v in x)
+    return x.value
