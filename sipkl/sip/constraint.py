@@ -86,7 +86,7 @@ class SemiInfiniteConstraint:
         """Σ |terms| of each index point's g at the variables' current values (one value per
         point of :meth:`expressions`): the terms of a sum ``a + b − c`` are a, b and c, any
         other expression is one term. The natural scale of the constraint's values."""
-        return np.concatenate([_magnitude(e, e.size) for e in exprs])
+        return np.concatenate([magnitude(e, e.size) for e in exprs])
 
     # -- the pricing side ----------------------------------------------------------
     def values(self, x, points: np.ndarray) -> np.ndarray:
@@ -139,7 +139,7 @@ class SemiInfiniteConstraint:
                              f"got shape {tuple(shape)} at t = {np.asarray(t).tolist()}")
 
 
-def _magnitude(expression: cp.Expression, size: int) -> np.ndarray:
+def magnitude(expression: cp.Expression, size: int) -> np.ndarray:
     terms = expression.args if isinstance(expression, AddExpression) else [expression]
     return sum(np.abs(np.broadcast_to(np.ravel(np.asarray(term.value, dtype=float)), size))
                for term in terms)

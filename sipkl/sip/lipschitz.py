@@ -5,8 +5,10 @@ then ``max_cell h ≤ h(c) + L·‖r‖₂`` (the bound of Piyavskii's method, w
 whole cell). The oracle splits every cell whose bound may still matter, all of them at once
 (one vectorized evaluation of the new centres per round): while no value above the engine's
 cut is found, until every bound is at most the cut — a proof that no index point is
-violated; once one is, until every bound lies within the cut's slack ``cut − λ`` of the best
-value found, which is then the maximum violation to the tolerance.
+violated; once one is, until every bound lies within ``max(cut − λ, best − cut)`` of the best
+value found: the best point then violates by at least half the largest violation (or is the
+maximum to the cut's slack), enough for the exchange method, which needs a violated point,
+not the most violated one.
 """
 from __future__ import annotations
 
@@ -37,7 +39,7 @@ class LipschitzOracle:
     p = 2 with a moderate ``tol``.
     """
 
-    def __init__(self, max_evals: int = 200_000):
+    def __init__(self, max_evals: int = 2_000_000):
         self.max_evals = max_evals
 
     def proves_bound(self, family, n_features=None) -> bool:
@@ -60,8 +62,10 @@ class LipschitzOracle:
                                         f"{self.max_evals} reached, bound {bound:.6g}"))
             top = np.argsort(-values, kind="stable")[:CANDIDATES]
             scored += [(values[i], problem.column(points[i])) for i in top]
-        # new points (10⁻⁵ of the width from any index point), then one per peak (1 % apart)
-        new, scores = best_distinct(scored, len(scored), exclude=pricing_round.columns)
+        # new points (a point near an index point may be violated above the cut, and is
+        # then a new one: only equal points are the same), then one per peak (1 % apart)
+        new, scores = best_distinct(scored, len(scored), exclude=pricing_round.columns,
+                                    rtol=1e-12)
         columns, scores = best_distinct(list(zip(scores, new)), pricing_round.n_price, rtol=1e-2)
         return OracleResult(columns, scores, sum(p.n_evals for p in pricing_round.problems),
                             status=status, upper_bound=max(bounds), attempts=attempts)
@@ -77,7 +81,7 @@ class LipschitzOracle:
         n_evals = 1
         while True:
             bounds = values + lipschitz * np.linalg.norm(radii, axis=1)
-            keep = bounds > (best + slack if best > cut else cut)
+            keep = bounds > (best + max(slack, best - cut) if best > cut else cut)
             settled = max(settled, float(bounds[~keep].max(initial=-np.inf)))
             if not keep.any():
                 return np.vstack(points), np.concatenate(evaluated), max(settled, best), True

@@ -18,7 +18,7 @@ import numpy as np
 from ..contracts import Column, MasterSolution
 from ..solvers import solve_cvxpy
 from ..solvers.cvx import DEFAULT_SOLVERS
-from .constraint import SemiInfiniteConstraint
+from .constraint import SemiInfiniteConstraint, magnitude
 from .space import ConstraintPrice
 
 
@@ -37,11 +37,18 @@ class DiscretizedMaster:
     ``T_j.initial_points``, so that a constraint with no point has a scale; 1 when every term
     is 0). Multiplying g_j by c multiplies s_j by c, rescaling T_j or the objective leaves it
     unchanged: the engine's cut ``tol·1 + atol`` is then the same rule in any units, where a
-    cut at ``tol·|0|`` would be empty. ``gap`` is 0: cvxpy reports no duality gap, and the
-    master's optimality is the solver's status (``optimal``; anything else is no
-    certificate). ``model["values"]`` holds the values of every variable, ``model["price"]``
-    the price. The problem may be infeasible or unbounded: then the solution is the failed
-    one with that status, which the engine reports as ``master_failed``.
+    cut at ``tol·|0|`` would be empty.
+
+    The problem handed to cvxpy is the same rule's twin: it minimizes f/σ_f subject to
+    g_j/s_j ≤ 0, with σ_f (Σ |terms| of f, likewise) and s_j from the previous solve (1 on the
+    first; :meth:`reset` forgets them), so that the solver sees the same numbers in any units
+    of f and g. The multipliers are given back in the user's units (dual · σ_f / s_j).
+
+    ``gap`` is 0: cvxpy reports no duality gap, and the master's optimality is the solver's
+    status (``optimal``; anything else is no certificate). ``model["values"]`` holds the
+    values of every variable, ``model["price"]`` the price. The problem may be infeasible or
+    unbounded: then the solution is the failed one with that status, which the engine
+    reports as ``master_failed``.
     """
 
     #: the program may be solved over no index point (then it is often unbounded)
@@ -55,6 +62,11 @@ class DiscretizedMaster:
         self.variables = cp.Problem(objective, self.constraints + [
             e <= 0 for c in self.semi_infinite
             for e in c.expressions(c.T.initial_points(1))]).variables()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the scales of the previous solve (a new run starts unscaled)."""
+        self._objective_scale, self._scales = 1.0, np.ones(len(self.semi_infinite))
 
     def groups(self, columns: Sequence[Column]) -> list[np.ndarray]:
         """The positions, in ``columns``, of each constraint's index points."""
@@ -64,33 +76,41 @@ class DiscretizedMaster:
     def solve(self, columns: Sequence[Column], warm_start=None) -> MasterSolution:
         groups = self.groups(columns)
         imposed, expressions = [], []
-        for sic, group in zip(self.semi_infinite, groups):
+        for sic, group, scale in zip(self.semi_infinite, groups, self._scales):
             points = np.array([columns[k].theta for k in group]).reshape(-1, sic.T.dim)
             exprs = sic.expressions(points) if len(points) else []
             expressions.append(exprs)
-            imposed.append(cp.hstack(exprs) <= 0 if exprs else None)
-        problem = cp.Problem(self.objective,
+            imposed.append(cp.hstack(exprs) / scale <= 0 if exprs else None)
+        sense = type(self.objective)
+        problem = cp.Problem(sense(self.objective.expr / self._objective_scale),
                              self.constraints + [c for c in imposed if c is not None])
         status, attempts = solve_cvxpy(problem, self.solvers)
         if not status.usable or any(v.value is None for v in self.variables):
             return MasterSolution.failed(len(columns), status, attempts)
         weights = np.zeros(len(columns))
-        for group, constraint in zip(groups, imposed):
+        for group, constraint, scale in zip(groups, imposed, self._scales):
             if constraint is not None:
-                weights[group] = np.clip(np.ravel(constraint.dual_value), 0.0, None)
+                duals = np.clip(np.ravel(constraint.dual_value), 0.0, None)
+                weights[group] = duals * self._objective_scale / scale
         price = [ConstraintPrice(_values(sic.x), self._scale(sic, exprs))
                  for sic, exprs in zip(self.semi_infinite, expressions)]
-        return MasterSolution(weights=weights, objective=float(problem.value), price=price,
-                              threshold=0.0, gap=0.0, status=status, attempts=attempts,
-                              model={"values": [v.value for v in self.variables],
-                                     "price": price},
-                              cut_scale=1.0)
+        solution = MasterSolution(
+            weights=weights, objective=float(problem.value) * self._objective_scale,
+            price=price, threshold=0.0, gap=0.0, status=status, attempts=attempts,
+            model={"values": [v.value for v in self.variables], "price": price}, cut_scale=1.0)
+        self._scales = np.array([p.scale for p in price])
+        self._objective_scale = _positive(float(np.max(magnitude(self.objective.expr, 1))))
+        return solution
 
     @staticmethod
     def _scale(sic: SemiInfiniteConstraint, exprs) -> float:
         reference = sic.expressions(sic.T.initial_points(1))
-        scale = float(np.max(sic.magnitudes(list(exprs) + reference)))
-        return scale if np.isfinite(scale) and scale > 0 else 1.0
+        return _positive(float(np.max(sic.magnitudes(list(exprs) + reference))))
+
+
+def _positive(scale: float) -> float:
+    """``scale``, or 1 where it is 0 or not finite (no magnitude to be relative to)."""
+    return scale if np.isfinite(scale) and scale > 0 else 1.0
 
 
 def _values(x):

@@ -144,6 +144,7 @@ class SemiInfiniteProgram:
         constants = self._per_constraint(lipschitz, "lipschitz")
         space = IndexPointSpace(self.semi_infinite, constants)
         self.master.solvers = tuple(solvers)
+        self.master.reset()
         engine = ColumnGeneration(
             self.master, self._oracle(oracle, constants), tol=tol, atol=atol,
             max_iter=max_iter, time_limit=time_limit, n_price=n_price,
@@ -169,6 +170,7 @@ class SemiInfiniteProgram:
         """
         columns = self.discretize(n_points)
         self.master.solvers = tuple(solvers)
+        self.master.reset()
         engine = ColumnGeneration(_Unpriced(self.master), GridOracle(), max_iter=1)
         return self._result(engine.run_space(IndexPointSpace(self.semi_infinite), columns),
                             check_points=[c.T.tensor_grid(2 * n_points - 1)
