@@ -84,7 +84,8 @@ class SemiInfiniteConstraint:
                                  f"{e.curvature.lower()} (g(x, t) = {e})")
         return exprs
 
-    def magnitudes(self, exprs: list[cp.Expression]) -> np.ndarray:
+    @staticmethod
+    def magnitudes(exprs: list[cp.Expression]) -> np.ndarray:
         """Σ |terms| of each index point's g at the variables' current values (one value per
         point of :meth:`expressions`, see :func:`magnitude`): the natural scale of the
         constraint's values."""
@@ -97,6 +98,7 @@ class SemiInfiniteConstraint:
         if self.vectorized:
             values = _numbers(self.g(x, points))
             self._check_shape(values.shape, len(points), points)
+            values = values.reshape(len(points))
         else:
             values = np.empty(len(points))
             for k, t in enumerate(points):  # a scalar g: one call per point
