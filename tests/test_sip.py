@@ -14,7 +14,6 @@ from numpy.polynomial import chebyshev
 from scipy.optimize import linprog
 
 from sipkl.contracts import PricingRound
-from sipkl.oracles import GridOracle
 from sipkl.sip import (Box, FiniteSet, LipschitzOracle, SemiInfiniteConstraint,
                        SemiInfiniteProgram)
 from sipkl.sip.space import ConstraintPrice, IndexPointPricing
