@@ -1,17 +1,23 @@
 """The contracts between the engine, the masters and the oracles: everything a researcher
 writing an oracle or a master needs, in one place.
 
-    master.solve(grams, warm_start)  -> MasterSolution   (weights, price W, threshold λ, …)
+    space.master_inputs(columns)     -> what the master reads of the columns (Gram matrices, …)
+    master.solve(inputs, warm_start) -> MasterSolution   (weights, price W, threshold λ, …)
+    space.pricing_problems(price, r) -> one PricingProblem per concrete family
     oracle.price(PricingRound)       -> OracleResult     (new Columns, their prices, a bound)
 
 A :class:`Master` and an :class:`Oracle` are protocols (checked with ``isinstance``): any
-object with the one method qualifies. Each pricing problem of a round (a
-:class:`PricingProblem`) is the function θ ↦ <W, K(θ)> − r(θ) of one concrete family over its
-box; a :class:`Column` is a family and one θ. Statuses: a solver call reports a
-:class:`~sipkl.solvers.status.Status` (``OPTIMAL``, …) and records every fallback as an
-:class:`~sipkl.solvers.status.Attempt`; a failed solve raises a
-:class:`~sipkl.solvers.status.SolverError` (the engine survives :data:`SOLVER_FAILURES` and
-nothing else); a run ends with a :class:`~sipkl.run_status.RunStatus`.
+object with the one method qualifies. A :class:`ColumnSpace` is what the columns are: for
+kernel learning (:class:`sipkl.workspace.Workspace`) a column is a kernel k_θ, the master reads
+its Gram matrix and each pricing problem is θ ↦ <W, K(θ)> − r(θ) of one concrete family over
+its box; for a semi-infinite program (:mod:`sipkl.sip`) a column is an index point t of one
+semi-infinite constraint, the master reads the points and the pricing problem is
+t ↦ g(x_k, t) at the master's solution x_k. A :class:`Column` is a family and one θ.
+Statuses: a solver call reports a :class:`~sipkl.solvers.status.Status` (``OPTIMAL``, …)
+and records every fallback as an :class:`~sipkl.solvers.status.Attempt`; a failed solve
+raises a :class:`~sipkl.solvers.status.SolverError` (the engine survives
+:data:`SOLVER_FAILURES` and nothing else); a run ends with a
+:class:`~sipkl.run_status.RunStatus`.
 """
 from __future__ import annotations
 
@@ -24,7 +30,7 @@ from .price import PriceMatrix
 from .run_status import SUCCESS, RunStatus
 from .solvers.status import SOLVER_FAILURES, Attempt, SolverError, Status
 
-__all__ = ["Attempt", "Column", "Master", "MasterSolution", "Oracle", "OracleResult",
+__all__ = ["Attempt", "Column", "ColumnSpace", "Master", "MasterSolution", "Oracle", "OracleResult",
            "PriceMatrix", "PricingProblem", "PricingRound", "RunStatus", "SOLVER_FAILURES",
            "SUCCESS", "SolverError", "Status"]
 
@@ -51,9 +57,13 @@ class Column:
 class MasterSolution:
     """What a restricted master hands back after each solve.
 
-    ``weights`` are the kernel weights of the columns (in order), ``price`` the price matrix W
-    (``None`` for a master that prices no column: the run then ends ``fixed_columns``),
-    ``threshold`` λ (a column is worth adding iff its price exceeds it), ``objective`` the
+    ``weights`` are the kernel weights of the columns (in order; for a semi-infinite program
+    the multipliers of its index points), ``price`` what the column space builds its pricing
+    problems from (the price matrix W of kernel learning, the solution x_k of a semi-infinite
+    program; ``None`` for a master that prices no column: the run then ends
+    ``fixed_columns``), ``threshold`` λ (a column is worth adding iff its price exceeds it),
+    ``cut_scale`` the magnitude the relative pricing tolerance multiplies (``None``: |λ|; a
+    master whose threshold is 0 states the natural scale of its prices), ``objective`` the
     master's objective (minimized), ``gap`` its own optimality gap (absolute), ``model`` what
     prediction needs (e.g. α and b), ``column_prices`` the price of each current column.
     ``convex`` is ``False`` when the master's problem is not convex: its ``gap`` then measures
@@ -70,6 +80,7 @@ class MasterSolution:
     column_prices: Optional[np.ndarray] = None
     attempts: list = field(default_factory=list)
     convex: bool = True
+    cut_scale: Optional[float] = None
 
     @classmethod
     def failed(cls, n_columns: int, status: Status, attempts=()) -> "MasterSolution":
@@ -107,11 +118,13 @@ class PricingRound:
     """The input of an oracle: one pricing problem per concrete family, and context.
 
     ``cut`` is the price above which the engine adds a column, ``λ + tol·|λ| + atol``
-    (``None``: the threshold λ).
+    (``|λ|`` replaced by the master's ``cut_scale`` when it states one; ``None``: the
+    threshold λ). ``X`` is the data the families draw their grids and starting points from
+    (the training points of kernel learning, ``None`` for a semi-infinite program).
     """
 
     problems: list[PricingProblem]
-    X: np.ndarray
+    X: Optional[np.ndarray]
     columns: list[Column]
     threshold: float
     n_price: int
@@ -135,9 +148,33 @@ class OracleResult:
     attempts: list = field(default_factory=list)
 
 
+class ColumnSpace(Protocol):
+    """What the columns of a run are, for the engine: built once per run.
+
+    ``families`` are the concrete families (each with ``param_bounds``, ``grid``,
+    ``starting_points``, ``finite``, ``param_name``: what the oracles search), ``X`` the data
+    handed to the oracles (:attr:`PricingRound.X`). ``master_inputs(columns)`` is what the
+    master's ``solve`` reads of the columns (their Gram matrices for kernel learning, the
+    columns themselves — index points — for a semi-infinite program),
+    ``pricing_problems(price, regularizer)`` the pricing problems of a
+    :attr:`MasterSolution.price`, one per family, and ``forget(columns)`` drops whatever is
+    cached for columns not in ``columns`` (after pruning).
+    """
+
+    families: list
+    X: Optional[np.ndarray]
+
+    def master_inputs(self, columns: Sequence[Column]) -> Sequence: ...
+
+    def pricing_problems(self, price, regularizer=None) -> list[PricingProblem]: ...
+
+    def forget(self, columns: Sequence[Column]) -> None: ...
+
+
 @runtime_checkable
 class Master(Protocol):
-    """A restricted master: solves the problem over the given columns' Gram matrices.
+    """A restricted master: solves the problem over the given columns' master inputs (the
+    Gram matrices of kernel learning, :meth:`ColumnSpace.master_inputs`).
 
     A master class may set ``empty_start = True`` when it can solve over no column (the
     first round then prices the first column).

@@ -9,20 +9,23 @@
     until stop
 
 The engine knows neither which master nor which oracle it runs: a master is any object with
-``solve(grams, warm_start) -> MasterSolution`` and an oracle any object with
-``price(pricing_round) -> OracleResult`` (the contracts: :mod:`sipkl.contracts`).
+``solve(inputs, warm_start) -> MasterSolution`` and an oracle any object with
+``price(pricing_round) -> OracleResult``; a column space says what a column is (a kernel k_θ
+with its Gram matrix, or an index point t of a semi-infinite constraint) and builds the master's
+inputs and the pricing problems (the contracts: :mod:`sipkl.contracts`).
 """
 from __future__ import annotations
 
 import time
 import warnings
+from dataclasses import dataclass, field
 from typing import Callable, Optional, Sequence
 
 import numpy as np
 from scipy.optimize import OptimizeResult
 
-from .contracts import (SOLVER_FAILURES, Attempt, Column, Master, MasterSolution, Oracle,
-                        OracleResult, PricingRound, RunStatus, Status)
+from .contracts import (SOLVER_FAILURES, Attempt, Column, ColumnSpace, Master, MasterSolution,
+                        Oracle, OracleResult, PricingRound, RunStatus, Status)
 from .kernels.base import KernelFamily
 from .persistence import load_checkpoint, save_checkpoint
 from .progress import IterationLog
@@ -106,8 +109,11 @@ class ColumnGeneration:
 
     # -- the one stop rule -----------------------------------------------------------
     def cut(self, sol: MasterSolution) -> float:
-        """Prices above this value are violations: ``λ + tol·|λ| + atol``."""
-        return sol.threshold + self.tol * abs(sol.threshold) + self.atol
+        """Prices above this value are violations: ``λ + tol·|λ| + atol``, with the master's
+        ``cut_scale`` in place of |λ| when it states one (a threshold of 0, as for a
+        semi-infinite program's g(x, t) ≤ 0, has no magnitude to be relative to)."""
+        scale = abs(sol.threshold) if sol.cut_scale is None else sol.cut_scale
+        return sol.threshold + self.tol * scale + self.atol
 
     @staticmethod
     def gap_tolerance(sol: MasterSolution) -> float:
@@ -196,128 +202,155 @@ class ColumnGeneration:
 
         ``columns`` may be empty for a master whose class sets ``empty_start = True``: it
         solves the restricted problem over no column (FSAM's K₀ = εI, alignf), and the first
-        round prices the first column.
+        round prices the first column. Kernel learning is the column space
+        :class:`~sipkl.workspace.Workspace` of ``X`` and ``family`` (see :meth:`run_space`).
         """
-        start = time.perf_counter()
-        rng = np.random.default_rng(self.random_state)
-        space = Workspace(X)
-        members = family.members(X.shape[1])
-        history = {k: [] for k in ("objective", "threshold", "best_price", "gap", "n_columns",
-                                   "master_time", "pricing_time", "time")}
-        attempts: list[tuple[int, Attempt]] = []
-        weights = None
-        previous_objective = None
-        first = 0
-        if resume is not None:
-            state = load_checkpoint(resume)
-            columns, weights, history = state["columns"], state["weights"], state["history"]
-            previous_objective, first = state["previous_objective"], state["iteration"]
-            rng.bit_generator.state = state["rng_state"]
-            start -= history["time"][-1] if history["time"] else 0.0
-        columns = list(dict.fromkeys(columns))
-        if not columns and not getattr(self.master, "empty_start", False):
-            raise ValueError("columns: at least one initial column is needed (the master "
-                             "does not declare empty_start = True)")
-        best = None  # (columns, MasterSolution) of the last successful master solve
-        status, message, pricing = RunStatus.ITERATION_LIMIT, "", None
-        it = first - 1
-        progress = IterationLog(self.verbose, self.max_iter, first)
+        return self.run_space(Workspace(X, family), columns, resume)
+
+    def run_space(self, space: ColumnSpace, columns: Sequence[Column], resume=None) -> CGResult:
+        """Run column generation over the :class:`~sipkl.contracts.ColumnSpace` ``space``
+        from the initial ``columns`` (or from the checkpoint ``resume``): each iteration
+        solves the master (:meth:`_solve_master`), prices (:meth:`_price`) and records the
+        round, adding its new columns (:meth:`_record_round`), until a stop rule fires."""
+        run = self._start(columns, resume)
+        progress = IterationLog(self.verbose, self.max_iter, run.first)
         try:
-            for it in range(first, self.max_iter):
-                t0 = time.perf_counter()
-                try:
-                    sol = self.master.solve([space.gram(c) for c in columns], weights)
-                except SOLVER_FAILURES as exc:  # solver trouble: stop with the best iterate
-                    if best is None:
-                        raise
-                    status = RunStatus.MASTER_FAILED
-                    message = f"master raised {exc!r} at iteration {it}"
-                    attempts.append((it, Attempt(type(self.master).__name__,
-                                                 Status.SOLVER_ERROR, repr(exc))))
+            for run.it in range(run.first, self.max_iter):
+                sol = self._solve_master(run, space)
+                if sol is None or sol.price is None:
                     break
-                t_master = time.perf_counter() - t0
-                attempts += [(it, a) for a in sol.attempts if a.status is not Status.OPTIMAL]
-                if not (sol.status.usable and np.isfinite(sol.objective)
-                        and np.all(np.isfinite(sol.weights))):
-                    status = RunStatus.MASTER_FAILED
-                    message = f"master returned status {sol.status.value} at iteration {it}"
+                pricing = self._price(run, space, sol)
+                if pricing is None or self._record_round(run, sol, pricing, progress):
                     break
-                if sol.status is Status.OPTIMAL and sol.gap > self.gap_tolerance(sol):
-                    # re-check outside the solver: an "optimal" with a large gap is stale or wrong
-                    sol.status = Status.OPTIMAL_INACCURATE
-                    attempts.append((it, Attempt(type(self.master).__name__, sol.status,
-                                                 f"reported optimal with gap {sol.gap:.3g}")))
-                if sol.status is Status.OPTIMAL_INACCURATE:
-                    warnings.warn(f"master solution inaccurate at iteration {it} "
-                                  f"(gap {sol.gap:.3g})", RuntimeWarning)
-                columns, sol = self._pruned(columns, sol)
-                space.forget(columns)
-                weights, best = sol.weights, (list(columns), sol)
-                if sol.price is None:  # the master prices nothing: its combination is final
-                    _record(history, sol, np.nan, len(columns), t_master, 0.0,
-                            time.perf_counter() - start)
-                    status = (RunStatus.FIXED_COLUMNS if self.master_optimal(sol)
-                              else RunStatus.MASTER_INACCURATE)
-                    message = _MESSAGES[RunStatus.FIXED_COLUMNS] + (
-                        "" if status.success else f"; the master is not optimal (status "
-                        f"{sol.status.value}, gap {sol.gap:.3g})")
-                    break
-
-                t0 = time.perf_counter()
-                problems = [space.pricing_problem(f, sol.price, self.regularizer) for f in members]
-                round_ = PricingRound(problems, X, list(columns), sol.threshold, self.n_price, rng,
-                                      self.cut(sol))
-                oracle_name = type(self.oracle).__name__
-                try:
-                    pricing = self.oracle.price(round_)
-                except SOLVER_FAILURES as exc:
-                    status = RunStatus.ORACLE_FAILED
-                    message = f"oracle raised {exc!r} at iteration {it}"
-                    attempts.append((it, Attempt(oracle_name, Status.SOLVER_ERROR, repr(exc))))
-                    pricing = None
-                    break
-                t_pricing = time.perf_counter() - t0
-                attempts += [(it, a) for a in pricing.attempts if a.status is not Status.OPTIMAL]
-                if not pricing.status.usable:
-                    status = RunStatus.ORACLE_FAILED
-                    message = f"oracle returned status {pricing.status.value} at iteration {it}"
-                    attempts.append((it, Attempt(oracle_name, pricing.status, message)))
-                    pricing = None
-                    break
-                best_price = float(pricing.scores[0]) if len(pricing.scores) else -np.inf
-                new = [c for c, s in zip(pricing.columns, pricing.scores)
-                       if s > self.cut(sol) and c not in columns][: self.n_price]
-
-                _record(history, sol, best_price, len(columns), t_master, t_pricing,
-                        time.perf_counter() - start)
-                progress.update(it, history["time"][-1], sol.objective, sol.threshold,
-                                best_price, len(columns), len(new))
-                if self.callback is not None:
-                    try:
-                        self.callback(self._result(best, history, attempts, it,
-                                                   RunStatus.RUNNING, "", pricing))
-                    except StopIteration:
-                        status = RunStatus.CALLBACK
-                        message = _MESSAGES[status]
-                        break
-                stop = self.stop_reason(it, time.perf_counter() - start, sol, pricing,
-                                        previous_objective, len(new))
-                if stop is not None:
-                    status, message = stop
-                    break
-                previous_objective = sol.objective
-                columns = columns + new
-                weights = np.concatenate([weights, np.zeros(len(new))])
-                if self.checkpoint is not None:
-                    save_checkpoint(self.checkpoint, it + 1, columns, weights, history,
-                                    previous_objective, rng)
         except KeyboardInterrupt:
-            status, message = RunStatus.INTERRUPTED, _MESSAGES[RunStatus.INTERRUPTED]
+            run.stop(RunStatus.INTERRUPTED, _MESSAGES[RunStatus.INTERRUPTED])
         finally:
             progress.close()
-        if best is None:
-            raise RuntimeError(f"column generation failed before any master solution: {message}")
-        return self._result(best, history, attempts, it, status, message, pricing)
+        if run.best is None:
+            raise RuntimeError(f"column generation failed before any master solution: "
+                               f"{run.message}")
+        return self._result(run, run.status, run.message)
+
+    def _start(self, columns, resume) -> "_Run":
+        """The state of a new run, or of the run saved in the checkpoint ``resume``."""
+        run = _Run(columns=[] if resume is not None else list(columns),
+                   rng=np.random.default_rng(self.random_state), start=time.perf_counter())
+        if resume is not None:
+            state = load_checkpoint(resume)
+            run.columns, run.weights, run.history = (state["columns"], state["weights"],
+                                                     state["history"])
+            run.previous_objective, run.first = state["previous_objective"], state["iteration"]
+            run.rng.bit_generator.state = state["rng_state"]
+            run.start -= run.history["time"][-1] if run.history["time"] else 0.0
+        run.columns = list(dict.fromkeys(run.columns))
+        run.it = run.first - 1
+        if not run.columns and not getattr(self.master, "empty_start", False):
+            raise ValueError("columns: at least one initial column is needed (the master "
+                             "does not declare empty_start = True)")
+        return run
+
+    def _guarded(self, run: "_Run", failed: RunStatus, party, call, usable):
+        """``call()`` to the master or the oracle (``party``), or ``None`` when it failed.
+
+        The two failure paths stop the run with ``failed`` (``master_failed`` or
+        ``oracle_failed``), each recorded as an attempt: a solver failure it raised
+        (:data:`~sipkl.contracts.SOLVER_FAILURES`; before any usable master solution it
+        propagates, there is no iterate to return), and a result that is not ``usable``. A
+        first master solve that proves its problem infeasible or unbounded is kept as the
+        result (a definite answer). Any other exception propagates.
+        """
+        role, name = failed.value.split("_")[0], type(party).__name__
+        try:
+            result = call()
+        except SOLVER_FAILURES as exc:
+            if run.best is None and failed is RunStatus.MASTER_FAILED:
+                raise
+            run.stop(failed, f"{role} raised {exc!r} at iteration {run.it}")
+            run.attempts.append((run.it, Attempt(name, Status.SOLVER_ERROR, repr(exc))))
+            return None
+        run.attempts += [(run.it, a) for a in result.attempts if a.status is not Status.OPTIMAL]
+        if usable(result):
+            return result
+        run.stop(failed, f"{role} returned status {result.status.value} at iteration {run.it}")
+        run.attempts.append((run.it, Attempt(name, result.status, run.message)))
+        if run.best is None and result.status in (Status.INFEASIBLE, Status.UNBOUNDED):
+            run.best = (list(run.columns), result)
+        return None
+
+    def _solve_master(self, run: "_Run", space: ColumnSpace) -> Optional[MasterSolution]:
+        """Solve the restricted master over the current columns and prune them; ``None``
+        when it failed. A master that prices nothing ends the run (``fixed_columns``)."""
+        t0 = time.perf_counter()
+        sol = self._guarded(run, RunStatus.MASTER_FAILED, self.master,
+                            lambda: self.master.solve(space.master_inputs(run.columns),
+                                                      run.weights),
+                            lambda s: s.status.usable and np.isfinite(s.objective)
+                            and np.all(np.isfinite(s.weights)))
+        run.master_time = time.perf_counter() - t0
+        if sol is None:
+            return None
+        if sol.status is Status.OPTIMAL and sol.gap > self.gap_tolerance(sol):
+            # re-check outside the solver: an "optimal" with a large gap is stale or wrong
+            sol.status = Status.OPTIMAL_INACCURATE
+            run.attempts.append((run.it, Attempt(type(self.master).__name__, sol.status,
+                                                 f"reported optimal with gap {sol.gap:.3g}")))
+        if sol.status is Status.OPTIMAL_INACCURATE:
+            warnings.warn(f"master solution inaccurate at iteration {run.it} "
+                          f"(gap {sol.gap:.3g})", RuntimeWarning)
+        run.columns, sol = self._pruned(run.columns, sol)
+        space.forget(run.columns)
+        run.weights, run.best = sol.weights, (list(run.columns), sol)
+        if sol.price is None:  # the master prices nothing: its combination is final
+            _record(run.history, sol, np.nan, len(run.columns), run.master_time, 0.0,
+                    time.perf_counter() - run.start)
+            optimal = self.master_optimal(sol)
+            run.stop(RunStatus.FIXED_COLUMNS if optimal else RunStatus.MASTER_INACCURATE,
+                     _MESSAGES[RunStatus.FIXED_COLUMNS] + (
+                         "" if optimal else f"; the master is not optimal (status "
+                         f"{sol.status.value}, gap {sol.gap:.3g})"))
+        return sol
+
+    def _price(self, run: "_Run", space: ColumnSpace,
+               sol: MasterSolution) -> Optional[OracleResult]:
+        """The oracle's answer to the round of ``sol``'s prices; ``None`` when it failed."""
+        t0 = time.perf_counter()
+        pricing_round = PricingRound(space.pricing_problems(sol.price, self.regularizer),
+                                     space.X, list(run.columns), sol.threshold, self.n_price,
+                                     run.rng, self.cut(sol))
+        run.pricing = self._guarded(run, RunStatus.ORACLE_FAILED, self.oracle,
+                                    lambda: self.oracle.price(pricing_round),
+                                    lambda p: p.status.usable)
+        run.pricing_time = time.perf_counter() - t0
+        return run.pricing
+
+    def _record_round(self, run: "_Run", sol: MasterSolution, pricing: OracleResult,
+                      progress: IterationLog) -> bool:
+        """Record the round, then stop (``True``) or add its new columns (``False``)."""
+        best_price = float(pricing.scores[0]) if len(pricing.scores) else -np.inf
+        new = [c for c, s in zip(pricing.columns, pricing.scores)
+               if s > self.cut(sol) and c not in run.columns][: self.n_price]
+        _record(run.history, sol, best_price, len(run.columns), run.master_time,
+                run.pricing_time, time.perf_counter() - run.start)
+        progress.update(run.it, run.history["time"][-1], sol.objective, sol.threshold,
+                        best_price, len(run.columns), len(new))
+        if self.callback is not None:
+            try:
+                self.callback(self._result(run, RunStatus.RUNNING, ""))
+            except StopIteration:
+                run.stop(RunStatus.CALLBACK, _MESSAGES[RunStatus.CALLBACK])
+                return True
+        stop = self.stop_reason(run.it, time.perf_counter() - run.start, sol, pricing,
+                                run.previous_objective, len(new))
+        if stop is not None:
+            run.stop(*stop)
+            return True
+        run.previous_objective = sol.objective
+        run.columns = run.columns + new
+        run.weights = np.concatenate([run.weights, np.zeros(len(new))])
+        if self.checkpoint is not None:
+            save_checkpoint(self.checkpoint, run.it + 1, run.columns, run.weights, run.history,
+                            run.previous_objective, run.rng)
+        return False
 
     def _pruned(self, columns, sol: MasterSolution):
         if not self.prune or len(columns) <= 1:
@@ -331,25 +364,55 @@ class ColumnGeneration:
         return [c for c, k in zip(columns, keep) if k], sol
 
     @staticmethod
-    def _result(best, history, attempts, it, status, message, pricing) -> CGResult:
-        columns, sol = best
+    def _result(run: "_Run", status: RunStatus, message: str) -> CGResult:
+        columns, sol = run.best
+        history = run.history
         return CGResult(status=status, message=message, success=status.success,
                         objective=sol.objective, threshold=sol.threshold,
                         best_price=history["best_price"][-1] if history["best_price"] else None,
-                        upper_bound=None if pricing is None else pricing.upper_bound,
+                        upper_bound=None if run.pricing is None else run.pricing.upper_bound,
                         gap=sol.gap, columns=list(columns), weights=np.array(sol.weights),
-                        master=sol, pricing=pricing, nit=it + 1,
+                        master=sol, pricing=run.pricing, nit=run.it + 1,
                         history={k: list(v) for k, v in history.items()},
-                        attempts=list(attempts))
+                        attempts=list(run.attempts))
+
+
+@dataclass
+class _Run:
+    """The state of one run between its steps: the current columns and weights, the history,
+    the attempts, the last usable master solution ``best`` (its columns and solution), the
+    last pricing, the step times of the iteration ``it``, and why the run stops."""
+
+    columns: list
+    rng: np.random.Generator
+    start: float
+    weights: Optional[np.ndarray] = None
+    history: dict = field(default_factory=lambda: {k: [] for k in _HISTORY})
+    attempts: list = field(default_factory=list)
+    previous_objective: Optional[float] = None
+    first: int = 0
+    it: int = -1
+    best: Optional[tuple] = None
+    pricing: Optional[OracleResult] = None
+    master_time: float = 0.0
+    pricing_time: float = 0.0
+    status: RunStatus = RunStatus.ITERATION_LIMIT
+    message: str = ""
+
+    def stop(self, status: RunStatus, message: str) -> None:
+        self.status, self.message = status, message
+
+
+#: the per-iteration lists of a run's history
+_HISTORY = ("objective", "threshold", "best_price", "gap", "n_columns", "master_time",
+            "pricing_time", "time")
 
 
 def _record(history, sol: MasterSolution, best_price, n_columns, master_time, pricing_time,
             elapsed) -> None:
     """Append one iteration to the run's ``history``."""
-    for key, value in (("objective", sol.objective), ("threshold", sol.threshold),
-                       ("best_price", best_price), ("gap", sol.gap), ("n_columns", n_columns),
-                       ("master_time", master_time), ("pricing_time", pricing_time),
-                       ("time", elapsed)):
+    for key, value in zip(_HISTORY, (sol.objective, sol.threshold, best_price, sol.gap,
+                                      n_columns, master_time, pricing_time, elapsed)):
         history[key].append(value)
 
 

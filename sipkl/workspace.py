@@ -1,4 +1,5 @@
-"""Per-fit caches: θ-independent geometry, Gram matrices of columns, pricing problems."""
+"""The column space of kernel learning: per-fit caches of θ-independent geometry, Gram
+matrices of columns, and the pricing problems θ ↦ <W, K(θ)> − r(θ)."""
 from __future__ import annotations
 
 import numpy as np
@@ -10,10 +11,16 @@ from .threads import one_blas_thread
 
 
 class Workspace:
-    """Caches, for one training set ``X``, each family's geometry and each column's Gram matrix."""
+    """Caches, for one training set ``X``, each family's geometry and each column's Gram matrix.
 
-    def __init__(self, X: np.ndarray):
+    With a ``family`` it is the :class:`~sipkl.contracts.ColumnSpace` of a kernel-learning
+    run: the master reads the Gram matrices of the columns, and each concrete member of the
+    family has one pricing problem per round.
+    """
+
+    def __init__(self, X: np.ndarray, family: KernelFamily = None):
         self.X = X
+        self.families = [] if family is None else family.members(X.shape[1])
         self._geometry: dict[KernelFamily, object] = {}
         self._grams: dict[Column, np.ndarray] = {}
 
@@ -28,6 +35,14 @@ class Workspace:
                 self._grams[column] = column.family.gram_from(self.geometry(column.family),
                                                               np.asarray(column.theta))
         return self._grams[column]
+
+    def master_inputs(self, columns) -> list[np.ndarray]:
+        """The Gram matrices of ``columns``, what a kernel master solves over."""
+        return [self.gram(c) for c in columns]
+
+    def pricing_problems(self, price: PriceMatrix, regularizer=None) -> list:
+        """One :class:`KernelPricingProblem` per concrete family of the run."""
+        return [self.pricing_problem(f, price, regularizer) for f in self.families]
 
     def forget(self, keep) -> None:
         """Drop cached Gram matrices of columns not in ``keep`` (pruned columns)."""

@@ -12,7 +12,9 @@ def best_distinct(candidates, n: int, exclude=(), rtol: float = 1e-5):
     ``rtol`` relative to their own magnitude in every coordinate,
     ``|θa − θb| ≤ rtol·max(|θa|, |θb|)``: scale-free (the parameters of every family are
     non-negative scales or widths, so data in other units scale θ and the test alike), and
-    exact at θ = 0. Members of a finite family (θ an index) are the same only when equal.
+    exact at θ = 0. A family with a ``width`` (the index sets of :mod:`sipkl.sip`, whose
+    points t have signs and an origin of no meaning) compares to ``rtol·width`` per
+    coordinate instead. Members of a finite family (θ an index) are the same only when equal.
     Columns in ``exclude`` are skipped.
 
     Greedy in the order of decreasing score (ties in the given order): a candidate is taken
@@ -66,11 +68,12 @@ def _family_groups(columns):
 def _same(family, thetas, theta, rtol: float) -> np.ndarray:
     """Whether ``thetas`` and ``theta`` (one family, θ's along the last axis, broadcast) are
     the same column: equal for a finite family, else ``|θa − θb| ≤ rtol·max(|θa|, |θb|)`` in
-    every coordinate."""
+    every coordinate (``rtol·width`` for a family with a ``width``)."""
     if family.finite:
         return np.all(thetas == theta, axis=-1)
-    return np.all(np.abs(thetas - theta) <= rtol * np.maximum(np.abs(thetas), np.abs(theta)),
-                  axis=-1)
+    width = getattr(family, "width", None)
+    scale = np.maximum(np.abs(thetas), np.abs(theta)) if width is None else width
+    return np.all(np.abs(thetas - theta) <= rtol * scale, axis=-1)
 
 
 def proves_bound(oracle, family, n_features: int) -> bool:

@@ -1,0 +1,14 @@
+"""Semi-infinite programs modelled in cvxpy, solved by the column-generation engine.
+
+    min f(x)  s.t.  finite constraints,   g_j(x, t) ≤ 0  for all t ∈ T_j
+
+See :class:`SemiInfiniteProgram` and the tutorial "Your first semi-infinite program".
+"""
+from .constraint import SemiInfiniteConstraint
+from .index_sets import Box, FiniteSet
+from .lipschitz import LipschitzOracle
+from .master import DiscretizedMaster
+from .program import SemiInfiniteProgram, SIPResult
+
+__all__ = ["Box", "DiscretizedMaster", "FiniteSet", "LipschitzOracle", "SIPResult",
+           "SemiInfiniteConstraint", "SemiInfiniteProgram"]

@@ -1,0 +1,137 @@
+"""The restricted master of a semi-infinite program (the exchange / cutting-plane method):
+the user's cvxpy problem with each semi-infinite constraint imposed at finitely many index
+points,
+
+    min f(x)  s.t.  finite constraints,   g_j(x, t) ≤ 0  for t ∈ T_j^(k)  (j = 1 … J).
+
+In the dual this is column generation: each index point is a column, and its multiplier
+(the cvxpy dual of its constraint) is the column's weight — the discrete measure of the
+dual of the semi-infinite program, which the engine prunes with.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import cvxpy as cp
+import numpy as np
+
+from ..contracts import Column, MasterSolution
+from ..solvers import solve_cvxpy
+from ..solvers.cvx import DEFAULT_SOLVERS
+from .constraint import SemiInfiniteConstraint, magnitude
+from .space import ConstraintPrice
+
+
+class DiscretizedMaster:
+    """Solves the program over the index points given as columns, in cvxpy.
+
+    The solution hands the engine: ``weights``, the multipliers of the index points (in the
+    columns' order, clipped at 0 against the solver's round-off); ``objective``, the value of
+    the user's objective (maximized for ``cp.Maximize``); ``threshold`` 0 and ``cut_scale``
+    1, because the prices are relative violations (see :mod:`sipkl.sip.space`); ``price``,
+    one :class:`~sipkl.sip.space.ConstraintPrice` per constraint with the scale
+
+        s_j = max over t ∈ T_j^(k) ∪ {t_0} of  Σ_terms |term of g_j(x_k, t)|,
+
+    the magnitude of the numbers g_j compares at its index points (t_0 the first of
+    ``T_j.initial_points``, so that a constraint with no point has a scale; 1 when every term
+    is 0). Multiplying g_j by c multiplies s_j by c, rescaling T_j or the objective leaves it
+    unchanged: the engine's cut ``tol·1 + atol`` is then the same rule in any units, where a
+    cut at ``tol·|0|`` would be empty.
+
+    The problem handed to cvxpy is the same rule's twin: it minimizes f/σ_f subject to
+    g_j/s_j ≤ 0, with σ_f (Σ |terms| of f, likewise) and s_j from the previous solve (the
+    first solve of a run is done twice, unscaled for its scales and then in them;
+    :meth:`reset` starts a new run), so that the solver sees the same numbers in any units
+    of f and g. The multipliers are given back in the user's units (dual · σ_f / s_j).
+
+    ``column_prices`` are the relative values g_j(x_k, t)/s_j at the index points.
+
+    ``gap`` is 0: cvxpy reports no duality gap, and the master's optimality is the solver's
+    status (``optimal``; anything else is no certificate). ``model["values"]`` holds the
+    values of every variable, ``model["price"]`` the price. The problem may be infeasible or
+    unbounded: then the solution is the failed one with that status, which the engine
+    reports as ``master_failed``.
+    """
+
+    #: the program may be solved over no index point (then it is often unbounded)
+    empty_start = True
+
+    def __init__(self, objective, semi_infinite: Sequence[SemiInfiniteConstraint],
+                 constraints=(), solvers: Sequence[str] = DEFAULT_SOLVERS):
+        self.objective, self.constraints = objective, list(constraints)
+        self.semi_infinite, self.solvers = list(semi_infinite), tuple(solvers)
+        self._owner = {id(c.T): j for j, c in enumerate(self.semi_infinite)}
+        self.variables = cp.Problem(objective, self.constraints + [
+            e <= 0 for c in self.semi_infinite
+            for e in c.expressions(c.T.initial_points(1))]).variables()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget the scales of the previous solve: the next solve starts a new run."""
+        self._objective_scale, self._scales = None, None
+
+    def groups(self, columns: Sequence[Column]) -> list[np.ndarray]:
+        """The positions, in ``columns``, of each constraint's index points."""
+        owners = np.array([self._owner[id(c.family)] for c in columns], dtype=int)
+        return [np.flatnonzero(owners == j) for j in range(len(self.semi_infinite))]
+
+    def solve(self, columns: Sequence[Column], warm_start=None) -> MasterSolution:
+        if self._scales is None:  # a run's first solve: unscaled, for the scales, then again
+            self._objective_scale, self._scales = 1.0, np.ones(len(self.semi_infinite))
+            first = self._solve(columns)
+            if first.price is None:
+                return first
+        return self._solve(columns)
+
+    def _solve(self, columns: Sequence[Column]) -> MasterSolution:
+        """Solve in the current scales, then take the scales of this solution."""
+        groups = self.groups(columns)
+        imposed, expressions = [], []
+        for sic, group, scale in zip(self.semi_infinite, groups, self._scales):
+            points = np.array([columns[k].theta for k in group]).reshape(-1, sic.T.dim)
+            exprs = sic.expressions(points) if len(points) else []
+            expressions.append(exprs)
+            imposed.append(cp.hstack(exprs) / scale <= 0 if exprs else None)
+        sense = type(self.objective)
+        problem = cp.Problem(sense(self.objective.expr / self._objective_scale),
+                             self.constraints + [c for c in imposed if c is not None])
+        status, attempts = solve_cvxpy(problem, self.solvers)
+        if not status.usable or any(v.value is None for v in self.variables):
+            return MasterSolution.failed(len(columns), status, attempts)
+        weights = np.zeros(len(columns))
+        for group, constraint, scale in zip(groups, imposed, self._scales):
+            if constraint is not None:
+                duals = np.clip(np.ravel(constraint.dual_value), 0.0, None)
+                weights[group] = duals * self._objective_scale / scale
+        price = [ConstraintPrice(_values(sic.x), self._scale(sic, exprs))
+                 for sic, exprs in zip(self.semi_infinite, expressions)]
+        relative = np.zeros(len(columns))  # g_j(x_k, t) / s_j at the index points
+        for group, exprs, p in zip(groups, expressions, price):
+            if exprs:
+                relative[group] = np.ravel(cp.hstack(exprs).value) / p.scale
+        solution = MasterSolution(
+            weights=weights, objective=float(problem.value) * self._objective_scale,
+            price=price, threshold=0.0, gap=0.0, status=status, attempts=attempts,
+            model={"values": [v.value for v in self.variables], "price": price},
+            column_prices=relative, cut_scale=1.0)
+        self._scales = np.array([p.scale for p in price])
+        self._objective_scale = _positive(float(np.max(magnitude(self.objective.expr, 1))))
+        return solution
+
+    @staticmethod
+    def _scale(sic: SemiInfiniteConstraint, exprs) -> float:
+        reference = sic.expressions(sic.T.initial_points(1))
+        return _positive(float(np.max(sic.magnitudes(list(exprs) + reference))))
+
+
+def _positive(scale: float) -> float:
+    """``scale``, or 1 where it is 0 or not finite (no magnitude to be relative to)."""
+    return scale if np.isfinite(scale) and scale > 0 else 1.0
+
+
+def _values(x):
+    """The numeric value of ``x`` (a cvxpy expression, or a tuple of them)."""
+    if isinstance(x, (tuple, list)):
+        return tuple(v.value for v in x)
+    return x.value

@@ -1,0 +1,282 @@
+"""A semi-infinite program modelled in cvxpy, solved by the column-generation engine.
+
+    min f(x)  s.t.  finite constraints,   g_j(x, t) ≤ 0  for all t ∈ T_j   (j = 1 … J)
+
+:meth:`SemiInfiniteProgram.solve` runs :class:`~sipkl.engine.ColumnGeneration` over the
+:class:`~sipkl.sip.space.IndexPointSpace`: the restricted master
+(:class:`~sipkl.sip.master.DiscretizedMaster`) imposes each constraint at the current index
+points, the oracle maximizes each violation t ↦ g_j(x_k, t)/s_j over T_j, the most violated
+points become constraints, and points whose multiplier is zero are dropped (the exchange
+method; Hettich & Kortanek 1993). :meth:`SemiInfiniteProgram.solve_discretized` solves the
+same master once over a fixed grid of each T_j, the classical baseline.
+"""
+from __future__ import annotations
+
+import copy
+import numbers
+from typing import Sequence
+
+import cvxpy as cp
+import numpy as np
+from scipy.optimize import OptimizeResult
+
+from ..contracts import Column, Oracle
+from ..engine import ColumnGeneration
+from ..oracles import GridOracle, IpoptOracle
+from ..run_status import RunStatus
+from ..solvers import Status
+from ..solvers.cvx import DEFAULT_SOLVERS
+from .constraint import SemiInfiniteConstraint
+from .lipschitz import LipschitzOracle
+from .master import DiscretizedMaster
+from .space import IndexPointSpace
+
+#: points of the grid that ``oracle="grid"`` prices (about; a tensor grid, see ``Box.grid``)
+GRID_SIZE = 1001
+
+
+class SIPResult(OptimizeResult):
+    """The result of a semi-infinite program (a :class:`scipy.optimize.OptimizeResult`).
+
+    Attributes
+    ----------
+    x : dict
+        The value of every variable of the program, by its cvxpy name (the variables
+        themselves hold the same values in ``.value``).
+    objective : float
+        The value of the objective.
+    status : RunStatus
+        Why the run stopped (``certified_optimal`` only with an optimal master and a proven
+        bound on the maximum violation); ``success``, ``message`` as for
+        :class:`~sipkl.engine.CGResult`.
+    points, multipliers : list of arrays
+        Per semi-infinite constraint, its active index points (m_j × p) and their multipliers
+        (the cvxpy duals): the discrete measure of the dual program.
+    max_violation : float
+        The largest g_j(x, t) found, over the last round's candidates and the index points
+        (raw units; ≤ 0 up to the tolerance at a solution). For ``solve_discretized``:
+        measured on the grid refined twice (its points and midpoints).
+    upper_bound : float or None
+        The oracle's proven bound on max_j max_t g_j(x, t)/s_j (relative units: see
+        ``scales``), ``None`` without a proof.
+    scales : list of float
+        s_j, the natural scale of each constraint at the solution (the cut is relative to it).
+    nit, history, attempts, gap
+        As for :class:`~sipkl.engine.CGResult` (``history["best_price"]``: the largest
+        relative violation per round).
+    """
+
+
+class SemiInfiniteProgram:
+    """``min f(x)`` (or ``max``) subject to finite cvxpy constraints and semi-infinite ones.
+
+    Parameters
+    ----------
+    objective : cvxpy.Minimize or cvxpy.Maximize
+    semi_infinite : SemiInfiniteConstraint or list of them
+        Each with its own index set; a constraint without a name is called ``"g0"``,
+        ``"g1"``, … by its position.
+    constraints : list of cvxpy constraints
+        The finite constraints.
+    """
+
+    def __init__(self, objective, semi_infinite, constraints: Sequence = ()):
+        if not isinstance(objective, (cp.Minimize, cp.Maximize)):
+            raise TypeError(f"objective must be cvxpy.Minimize or cvxpy.Maximize, got "
+                            f"{type(objective).__name__}")
+        sics = [semi_infinite] if isinstance(semi_infinite, SemiInfiniteConstraint) \
+            else list(semi_infinite)
+        if not sics or not all(isinstance(c, SemiInfiniteConstraint) for c in sics):
+            raise TypeError("semi_infinite must be a SemiInfiniteConstraint or a non-empty "
+                            "list of them")
+        constraints = list(constraints)
+        if not all(isinstance(c, cp.constraints.constraint.Constraint) for c in constraints):
+            raise TypeError("constraints must be a list of cvxpy constraints")
+        self.objective, self.constraints = objective, constraints
+        self.semi_infinite = [_owned(c, f"g{j}" if c.name is None else c.name)
+                              for j, c in enumerate(sics)]
+        names = [c.name for c in self.semi_infinite]
+        if len(set(names)) < len(names):
+            raise ValueError(f"semi_infinite: constraint names must be distinct, got {names}")
+        self.master = DiscretizedMaster(objective, self.semi_infinite, constraints)
+
+    # -- solving -------------------------------------------------------------------
+    def solve(self, oracle=None, *, tol: float = 1e-6, atol: float = 0.0, max_iter: int = 100,
+              time_limit: float = None, lipschitz=None, initial_points=None, n_price: int = 5,
+              random_state=None, verbose: int = 0, callback=None,
+              solvers: Sequence[str] = DEFAULT_SOLVERS) -> SIPResult:
+        """Solve by column generation (the exchange method) on
+        :class:`~sipkl.engine.ColumnGeneration`.
+
+        Parameters
+        ----------
+        oracle : {"ipopt", "grid", "lipschitz"} or an oracle object, optional
+            ``"ipopt"``: multi-start local searches (:class:`~sipkl.oracles.IpoptOracle`;
+            at best ``converged_local``); ``"grid"``: about ``GRID_SIZE`` points of each box
+            (:class:`~sipkl.oracles.GridOracle`; exact, hence ``certified_optimal``, over a
+            :class:`~sipkl.sip.FiniteSet`); ``"lipschitz"``: the certified
+            :class:`~sipkl.sip.LipschitzOracle`. Default: ``"lipschitz"`` when ``lipschitz``
+            is given, else ``"ipopt"``.
+        tol, atol : float
+            A point is violated when g_j(x, t) > (tol + atol)·s_j: ``tol`` and ``atol`` are
+            both relative to the constraint's scale s_j (see
+            :class:`~sipkl.sip.master.DiscretizedMaster`), the one rule in any units.
+        max_iter, time_limit, n_price, random_state, verbose
+            As for :class:`~sipkl.engine.ColumnGeneration` (``n_price``: index points added
+            per round at most).
+        lipschitz : number, callable, list or dict, optional
+            A Lipschitz constant L of t ↦ g_j(x, t) (Euclidean norm in t) valid at every x the
+            run visits: a number, or ``L(x)`` of the constraint's numeric x; one for all
+            constraints, a list (one per constraint) or a dict by constraint name. A wrong L
+            makes a wrong proof: it is the user's statement.
+        initial_points : list of arrays, optional
+            Per constraint, the first index points (m × p). Default: ``n + 1`` points spread
+            over each T_j (``T.initial_points``), n the number of scalar variables (the size
+            of a reference set of Chebyshev approximation).
+        callback : callable, optional
+            ``callback(intermediate_result)`` (a :class:`SIPResult`) after each iteration;
+            raise ``StopIteration`` to stop.
+        solvers : sequence of str
+            cvxpy solvers for the master, tried in order.
+        """
+        if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol >= 0):
+            raise ValueError(f"tol must be a finite number ≥ 0, got {tol!r}")
+        constants = self._per_constraint(lipschitz, "lipschitz")
+        space = IndexPointSpace(self.semi_infinite, constants)
+        self.master.solvers = tuple(solvers)
+        self.master.reset()
+        engine = ColumnGeneration(
+            self.master, self._oracle(oracle, constants), tol=tol, atol=atol,
+            max_iter=max_iter, time_limit=time_limit, n_price=n_price,
+            callback=None if callback is None else (lambda cg: callback(self._result(cg))),
+            verbose=verbose, random_state=random_state)
+        return self._result(engine.run_space(space, self._initial_columns(initial_points)))
+
+    def discretize(self, n_points: int = 101) -> list[Column]:
+        """The index points of the fixed grid: ``n_points`` per coordinate of each box (the
+        tensor grid, endpoints included; every point of a finite set)."""
+        if not (isinstance(n_points, numbers.Integral) and n_points >= 2):
+            raise ValueError(f"n_points must be an integer ≥ 2, got {n_points!r}")
+        return [Column.make(c.T, t) for c in self.semi_infinite for t in c.T.tensor_grid(n_points)]
+
+    def solve_discretized(self, n_points: int = 101,
+                          solvers: Sequence[str] = DEFAULT_SOLVERS) -> SIPResult:
+        """Solve the same master once over the fixed grid :meth:`discretize` (the baseline).
+
+        No pricing: the constraints hold at the grid points only. The run goes through the
+        engine as a master that prices nothing (status ``fixed_columns`` when the master is
+        optimal); ``max_violation`` is measured on the grid with ``2·n_points − 1`` points per
+        coordinate (the grid and its midpoints).
+        """
+        columns = self.discretize(n_points)
+        self.master.solvers = tuple(solvers)
+        self.master.reset()
+        engine = ColumnGeneration(_Unpriced(self.master), GridOracle(), max_iter=1)
+        return self._result(engine.run_space(IndexPointSpace(self.semi_infinite), columns),
+                            check_points=[c.T.tensor_grid(2 * n_points - 1)
+                                          for c in self.semi_infinite])
+
+    # -- helpers -------------------------------------------------------------------
+    def _per_constraint(self, value, name: str) -> list:
+        """``value`` for each constraint: one for all, a list, or a dict by name."""
+        n = len(self.semi_infinite)
+        if isinstance(value, dict):
+            unknown = set(value) - {c.name for c in self.semi_infinite}
+            if unknown:
+                raise ValueError(f"{name}: no constraint named {sorted(unknown)}")
+            return [value.get(c.name) for c in self.semi_infinite]
+        if isinstance(value, (list, tuple)):
+            if len(value) != n:
+                raise ValueError(f"{name} must have one entry per constraint ({n}), got "
+                                 f"{len(value)}")
+            return list(value)
+        if value is not None and not (callable(value) or isinstance(value, numbers.Real)):
+            raise TypeError(f"{name} must be a number, a callable, a list or a dict, got "
+                            f"{type(value).__name__}")
+        return [value] * n
+
+    def _oracle(self, oracle, constants):
+        if oracle is None:
+            oracle = "lipschitz" if any(c is not None for c in constants) else "ipopt"
+        if isinstance(oracle, str):
+            makers = {"ipopt": IpoptOracle, "grid": lambda: GridOracle(size=GRID_SIZE),
+                      "lipschitz": LipschitzOracle}
+            if oracle not in makers:
+                raise ValueError(f"oracle must be one of {sorted(makers)} or an object with a "
+                                 f"price(pricing_round) method, got {oracle!r}")
+            if oracle == "lipschitz" and any(c is None for c in constants):
+                raise ValueError("lipschitz: oracle='lipschitz' needs a Lipschitz constant for "
+                                 "every semi-infinite constraint")
+            return makers[oracle]()
+        if not isinstance(oracle, Oracle):
+            raise TypeError(f"oracle must be a name or an object with a price(pricing_round) "
+                            f"method, got {type(oracle).__name__}")
+        return oracle
+
+    def _initial_columns(self, initial_points) -> list[Column]:
+        if initial_points is None:
+            n = sum(v.size for v in self.master.variables) + 1
+            return [Column.make(c.T, t) for c in self.semi_infinite
+                    for t in c.T.initial_points(n)]
+        points = self._per_constraint(list(initial_points), "initial_points")
+        columns = []
+        for c, rows in zip(self.semi_infinite, points):
+            rows = np.asarray(rows, dtype=float).reshape(-1, c.T.dim)
+            lower, upper = c.T.param_bounds()
+            if not np.all(np.isfinite(rows)) or np.any(rows < lower) or np.any(rows > upper):
+                raise ValueError(f"initial_points: the points of constraint {c.name!r} must "
+                                 f"lie in {c.T!r}")
+            columns += [Column.make(c.T, t) for t in rows]
+        return columns
+
+    def _result(self, cg, check_points=None) -> SIPResult:
+        """The :class:`SIPResult` of an engine result (variables set to its values)."""
+        sol, model = cg.master, cg.master.model
+        for variable, value in zip(self.master.variables, model.get("values", ())):
+            variable.value = value
+        groups = self.master.groups(cg.columns)
+        points = [np.array([cg.columns[k].theta for k in g]).reshape(-1, c.T.dim)
+                  for c, g in zip(self.semi_infinite, groups)]
+        price = model.get("price")
+        if check_points is None:
+            candidates = [] if cg.pricing is None else cg.pricing.columns
+            check_points = [np.vstack([p] + [np.array([k.theta]) for k in candidates
+                                             if k.family is c.T]).reshape(-1, c.T.dim)
+                            for c, p in zip(self.semi_infinite, points)]
+        violation = np.nan if price is None else max(
+            (float(c.values(p.x, t).max()) for c, p, t in
+             zip(self.semi_infinite, price, check_points) if len(t)), default=-np.inf)
+        message = cg.message
+        # the master's failed solve is the run's last attempt (its status: cvxpy's)
+        failed = cg.attempts[-1][1].status if cg.status is RunStatus.MASTER_FAILED else None
+        if failed is Status.INFEASIBLE:
+            message += ("; the restricted master is infeasible, so is the semi-infinite "
+                        "program (the master is a relaxation of it)")
+        elif failed is Status.UNBOUNDED:
+            message += ("; the restricted master is unbounded: add index points "
+                        "(initial_points) or bounds on the variables")
+        return SIPResult(
+            x={v.name(): v.value for v in self.master.variables}, objective=sol.objective,
+            status=cg.status, success=cg.success, message=message, points=points,
+            multipliers=[np.asarray(cg.weights)[g] for g in groups], max_violation=violation,
+            upper_bound=cg.upper_bound, scales=[] if price is None else [p.scale for p in price],
+            nit=cg.nit, history=cg.history, attempts=cg.attempts, gap=cg.gap)
+
+
+class _Unpriced:
+    """A master that solves like ``master`` and prices nothing (a fixed set of columns)."""
+
+    def __init__(self, master):
+        self.master = master
+
+    def solve(self, columns, warm_start=None):
+        solution = self.master.solve(columns, warm_start)
+        solution.price = None
+        return solution
+
+
+def _owned(constraint: SemiInfiniteConstraint, name: str) -> SemiInfiniteConstraint:
+    """A copy of ``constraint`` named ``name`` with an index set of its own."""
+    owned = copy.copy(constraint)
+    owned.name, owned.T = name, constraint.T.named(name)
+    return owned

@@ -1,0 +1,117 @@
+"""The column space of a semi-infinite program: a column is an index point t of one
+semi-infinite constraint, the master reads the points, and the pricing problem of constraint
+j at the master's solution x_k is its violation relative to its natural scale,
+
+    t ↦ g_j(x_k, t) / s_j   over T_j,
+
+maximized by the oracles (a violation: a positive value). The scale s_j is stated by the
+master (:class:`~sipkl.sip.master.DiscretizedMaster`): the largest sum of the magnitudes of
+g_j's terms at its index points, so that the engine's cut ``tol·1 + atol`` is relative to the
+size of the numbers that g_j compares.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import numpy as np
+
+from ..contracts import Column
+from .constraint import SemiInfiniteConstraint
+
+
+@dataclass
+class ConstraintPrice:
+    """What pricing constraint j needs of a master solution: the numeric values of its
+    ``x`` (the same structure as the constraint's ``x``) and its scale s_j."""
+
+    x: object
+    scale: float
+
+
+class IndexPointPricing:
+    """``t ↦ g(x_k, t) / s`` over the index set of one constraint: the
+    :class:`~sipkl.contracts.PricingProblem` of a semi-infinite program.
+
+    ``lipschitz`` is the Lipschitz constant (Euclidean norm in t) of this scaled function,
+    ``L / s``, when the user stated the constant L of t ↦ g(x_k, t) (``None`` otherwise).
+    Evaluations are counted in ``n_evals``; ``dtype`` is accepted and ignored (always double
+    precision).
+    """
+
+    regularizer = None
+
+    def __init__(self, constraint: SemiInfiniteConstraint, price: ConstraintPrice,
+                 lipschitz: Optional[float] = None):
+        self.constraint, self.x, self.scale = constraint, price.x, price.scale
+        self.family = constraint.T
+        self.lower, self.upper = self.family.param_bounds()
+        self.lipschitz = None if lipschitz is None else lipschitz / price.scale
+        self.n_evals = 0
+
+    def values(self, points) -> np.ndarray:
+        points = np.asarray(points, dtype=float).reshape(-1, len(self.lower))
+        self.n_evals += len(points)
+        return self.constraint.values(self.x, points) / self.scale
+
+    def values_and_grads(self, points, grad: bool = True, dtype=np.float64):
+        points = np.asarray(points, dtype=float).reshape(-1, len(self.lower))
+        self.n_evals += len(points)
+        raw = self.constraint.values(self.x, points)
+        if not grad:
+            return raw / self.scale, None
+        if self.constraint.grad_t is None:
+            self.n_evals += 2 * points.size
+        grads = self.constraint.gradients(self.x, points, raw)
+        return raw / self.scale, grads / self.scale
+
+    def value_and_grad(self, point) -> tuple[float, np.ndarray]:
+        values, grads = self.values_and_grads(np.asarray(point, float)[None, :])
+        return float(values[0]), grads[0]
+
+    def column(self, point) -> Column:
+        return Column.make(self.family, point)
+
+
+class IndexPointSpace:
+    """The :class:`~sipkl.contracts.ColumnSpace` of a semi-infinite program: one family per
+    semi-infinite constraint (its index set), the master reads the columns themselves, and
+    the master's ``price`` is one :class:`ConstraintPrice` per constraint. Nothing is cached
+    per column (``forget`` has nothing to drop).
+
+    ``lipschitz`` holds, per constraint, ``None``, a number L, or a callable ``L(x)`` of the
+    constraint's numeric x: a Lipschitz constant of t ↦ g(x, t) in the Euclidean norm, which
+    the user states and :class:`~sipkl.sip.LipschitzOracle` turns into a proven bound.
+    """
+
+    X = None
+
+    def __init__(self, constraints: list[SemiInfiniteConstraint], lipschitz=None):
+        self.constraints = list(constraints)
+        self.families = [c.T for c in self.constraints]
+        self.lipschitz = [None] * len(self.constraints) if lipschitz is None else list(lipschitz)
+
+    def master_inputs(self, columns) -> list[Column]:
+        return list(columns)
+
+    def pricing_problems(self, price: list[ConstraintPrice],
+                         regularizer=None) -> list[IndexPointPricing]:
+        if regularizer is not None:
+            raise ValueError("regularizer: a semi-infinite program has no pricing regularizer")
+        return [IndexPointPricing(c, p, _constant(L, c, p.x))
+                for c, p, L in zip(self.constraints, price, self.lipschitz)]
+
+    def forget(self, columns) -> None:
+        pass
+
+
+def _constant(lipschitz, constraint: SemiInfiniteConstraint, x) -> Optional[float]:
+    """The stated Lipschitz constant at ``x`` (a number, or ``lipschitz(x)``), checked."""
+    if lipschitz is None:
+        return None
+    value = lipschitz(x) if callable(lipschitz) else lipschitz
+    value = float(np.asarray(value, dtype=float))
+    if not (np.isfinite(value) and value >= 0):
+        raise ValueError(f"lipschitz: the constant of constraint {constraint.name!r} must be a "
+                         f"finite number ≥ 0, got {value}")
+    return value
