@@ -14,6 +14,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -36,9 +37,9 @@ def included(match: re.Match) -> str:
     text = (ROOT / match[1]).read_text()
     if match[2] is None:
         return text
-    section = re.search(rf"--8<-- \[start:{match[2]}\]\n(.*?)\n.*--8<-- \[end:{match[2]}\]",
+    section = re.search(rf"--8<-- \[start:{match[2]}\]\n(.*?)\n[^\n]*--8<-- \[end:{match[2]}\]",
                         text, re.S)
-    return section[1]
+    return textwrap.dedent(section[1])  # as dedent_subsections in mkdocs.yml
 
 
 def blocks(page: Path) -> list[tuple[str, str]]:

@@ -15,6 +15,8 @@ from collections.abc import Callable
 import cvxpy as cp
 import numpy as np
 from cvxpy.atoms.affine.add_expr import AddExpression
+from cvxpy.atoms.affine.binary_operators import DivExpression, MulExpression, multiply
+from cvxpy.atoms.affine.unary_operators import NegExpression
 
 from .index_sets import IndexSet
 
@@ -82,10 +84,11 @@ class SemiInfiniteConstraint:
                                  f"{e.curvature.lower()} (g(x, t) = {e})")
         return exprs
 
-    def magnitudes(self, exprs: list[cp.Expression]) -> np.ndarray:
+    @staticmethod
+    def magnitudes(exprs: list[cp.Expression]) -> np.ndarray:
         """Σ |terms| of each index point's g at the variables' current values (one value per
-        point of :meth:`expressions`): the terms of a sum ``a + b − c`` are a, b and c, any
-        other expression is one term. The natural scale of the constraint's values."""
+        point of :meth:`expressions`, see :func:`magnitude`): the natural scale of the
+        constraint's values."""
         return np.concatenate([magnitude(e, e.size) for e in exprs])
 
     # -- the pricing side ----------------------------------------------------------
@@ -95,6 +98,7 @@ class SemiInfiniteConstraint:
         if self.vectorized:
             values = _numbers(self.g(x, points))
             self._check_shape(values.shape, len(points), points)
+            values = values.reshape(len(points))
         else:
             values = np.empty(len(points))
             for k, t in enumerate(points):  # a scalar g: one call per point
@@ -109,9 +113,11 @@ class SemiInfiniteConstraint:
         return values
 
     def gradients(self, x, points: np.ndarray, values: np.ndarray) -> np.ndarray:
-        """The t-gradients of g at numeric ``x`` for the rows of ``points`` (m × p): from
-        ``grad_t``, or by central differences (one-sided at the faces of the box) with the
-        steps ``FD_STEP·(upper − lower)``, every shifted point in one :meth:`values` call."""
+        """The t-gradients of g at numeric ``x`` for the rows of ``points`` (m × p), whose
+        ``values`` are given: from ``grad_t``, or by central differences with the steps
+        h = ``FD_STEP·(upper − lower)`` — at a face of the box the one-sided second-order
+        (−3 g(t) + 4 g(t ± h) − g(t ± 2h)) / 2h — every shifted point in one :meth:`values`
+        call."""
         m, p = points.shape
         if self.grad_t is not None:
             if self.vectorized:
@@ -124,13 +130,17 @@ class SemiInfiniteConstraint:
             return grads
         lower, upper = self.T.param_bounds()
         step = FD_STEP * (upper - lower)
-        shifts = np.eye(p) * step  # p × p
-        ahead = np.minimum(points[:, None, :] + shifts, upper)  # m × p × p
-        behind = np.maximum(points[:, None, :] - shifts, lower)
-        shifted = self.values(x, np.concatenate([ahead, behind]).reshape(-1, p))
-        forward, backward = shifted[:m * p].reshape(m, p), shifted[m * p:].reshape(m, p)
-        width = np.einsum("mpp->mp", ahead - behind)
-        return (forward - backward) / width
+        up, down = points + step <= upper, points - step >= lower  # m × p
+        central = up & down
+        side = np.where(up, 1.0, -1.0)  # a one-sided stencil points into the box
+        first, second = np.where(central, 1.0, side), np.where(central, -1.0, 2.0 * side)
+        shifts = np.eye(p)[None] * step[None, :, None]  # [·, i, :] = step_i e_i
+        nodes = np.concatenate([points[:, None, :] + first[:, :, None] * shifts,
+                                points[:, None, :] + second[:, :, None] * shifts])
+        shifted = self.values(x, nodes.reshape(-1, p))
+        f1, f2 = shifted[:m * p].reshape(m, p), shifted[m * p:].reshape(m, p)
+        one_sided = side * (4.0 * f1 - f2 - 3.0 * values[:, None])
+        return np.where(central, f1 - f2, one_sided) / (2.0 * step)
 
     def _check_shape(self, shape, m: int, t) -> None:
         if tuple(shape) != (m,) and not (m == 1 and tuple(shape) == ()):
@@ -140,9 +150,26 @@ class SemiInfiniteConstraint:
 
 
 def magnitude(expression: cp.Expression, size: int) -> np.ndarray:
-    terms = expression.args if isinstance(expression, AddExpression) else [expression]
-    return sum(np.abs(np.broadcast_to(np.ravel(np.asarray(term.value, dtype=float)), size))
-               for term in terms)
+    """Σ |terms| of ``expression`` at its variables' current values (``size`` values).
+
+    The terms are those of its sums, through negations and products or quotients by a
+    scalar constant (``c·(a − b)`` has the terms c·a and c·b); any other expression (a matrix
+    product, an atom) is one term.
+    """
+    if isinstance(expression, AddExpression):
+        return sum(magnitude(arg, size) for arg in expression.args)
+    if isinstance(expression, NegExpression):
+        return magnitude(expression.args[0], size)
+    if isinstance(expression, (multiply, MulExpression, DivExpression)):
+        left, right = expression.args
+        if isinstance(expression, DivExpression):
+            if right.is_constant() and right.size == 1:
+                return magnitude(left, size) / abs(float(right.value))
+        elif left.is_constant() and left.size == 1:
+            return abs(float(left.value)) * magnitude(right, size)
+        elif right.is_constant() and right.size == 1:
+            return abs(float(right.value)) * magnitude(left, size)
+    return np.abs(np.broadcast_to(np.ravel(np.asarray(expression.value, dtype=float)), size))
 
 
 def _expression(value) -> cp.Expression:

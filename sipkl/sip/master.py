@@ -40,9 +40,12 @@ class DiscretizedMaster:
     cut at ``tol·|0|`` would be empty.
 
     The problem handed to cvxpy is the same rule's twin: it minimizes f/σ_f subject to
-    g_j/s_j ≤ 0, with σ_f (Σ |terms| of f, likewise) and s_j from the previous solve (1 on the
-    first; :meth:`reset` forgets them), so that the solver sees the same numbers in any units
+    g_j/s_j ≤ 0, with σ_f (Σ |terms| of f, likewise) and s_j from the previous solve (the
+    first solve of a run is done twice, unscaled for its scales and then in them;
+    :meth:`reset` starts a new run), so that the solver sees the same numbers in any units
     of f and g. The multipliers are given back in the user's units (dual · σ_f / s_j).
+
+    ``column_prices`` are the relative values g_j(x_k, t)/s_j at the index points.
 
     ``gap`` is 0: cvxpy reports no duality gap, and the master's optimality is the solver's
     status (``optimal``; anything else is no certificate). ``model["values"]`` holds the
@@ -65,8 +68,8 @@ class DiscretizedMaster:
         self.reset()
 
     def reset(self) -> None:
-        """Forget the scales of the previous solve (a new run starts unscaled)."""
-        self._objective_scale, self._scales = 1.0, np.ones(len(self.semi_infinite))
+        """Forget the scales of the previous solve: the next solve starts a new run."""
+        self._objective_scale, self._scales = None, None
 
     def groups(self, columns: Sequence[Column]) -> list[np.ndarray]:
         """The positions, in ``columns``, of each constraint's index points."""
@@ -74,6 +77,15 @@ class DiscretizedMaster:
         return [np.flatnonzero(owners == j) for j in range(len(self.semi_infinite))]
 
     def solve(self, columns: Sequence[Column], warm_start=None) -> MasterSolution:
+        if self._scales is None:  # a run's first solve: unscaled, for the scales, then again
+            self._objective_scale, self._scales = 1.0, np.ones(len(self.semi_infinite))
+            first = self._solve(columns)
+            if first.price is None:
+                return first
+        return self._solve(columns)
+
+    def _solve(self, columns: Sequence[Column]) -> MasterSolution:
+        """Solve in the current scales, then take the scales of this solution."""
         groups = self.groups(columns)
         imposed, expressions = [], []
         for sic, group, scale in zip(self.semi_infinite, groups, self._scales):
@@ -94,10 +106,15 @@ class DiscretizedMaster:
                 weights[group] = duals * self._objective_scale / scale
         price = [ConstraintPrice(_values(sic.x), self._scale(sic, exprs))
                  for sic, exprs in zip(self.semi_infinite, expressions)]
+        relative = np.zeros(len(columns))  # g_j(x_k, t) / s_j at the index points
+        for group, exprs, p in zip(groups, expressions, price):
+            if exprs:
+                relative[group] = np.ravel(cp.hstack(exprs).value) / p.scale
         solution = MasterSolution(
             weights=weights, objective=float(problem.value) * self._objective_scale,
             price=price, threshold=0.0, gap=0.0, status=status, attempts=attempts,
-            model={"values": [v.value for v in self.variables], "price": price}, cut_scale=1.0)
+            model={"values": [v.value for v in self.variables], "price": price},
+            column_prices=relative, cut_scale=1.0)
         self._scales = np.array([p.scale for p in price])
         self._objective_scale = _positive(float(np.max(magnitude(self.objective.expr, 1))))
         return solution

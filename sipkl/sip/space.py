@@ -55,13 +55,14 @@ class IndexPointPricing:
 
     def values_and_grads(self, points, grad: bool = True, dtype=np.float64):
         points = np.asarray(points, dtype=float).reshape(-1, len(self.lower))
-        values = self.values(points)
+        self.n_evals += len(points)
+        raw = self.constraint.values(self.x, points)
         if not grad:
-            return values, None
+            return raw / self.scale, None
         if self.constraint.grad_t is None:
             self.n_evals += 2 * points.size
-        grads = self.constraint.gradients(self.x, points, values) / self.scale
-        return values, grads
+        grads = self.constraint.gradients(self.x, points, raw)
+        return raw / self.scale, grads / self.scale
 
     def value_and_grad(self, point) -> tuple[float, np.ndarray]:
         values, grads = self.values_and_grads(np.asarray(point, float)[None, :])

@@ -1,0 +1,334 @@
+"""Semi-infinite programs in cvxpy (sipkl.sip), solved by the column-generation engine.
+
+Every number is checked against something the code under test does not produce: Chebyshev's
+closed form, SciPy's linprog (HiGHS) on a fixed or fine grid, brute-force maxima, analytic
+derivatives, and the same run in other units.
+"""
+import importlib.util
+from pathlib import Path
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from numpy.polynomial import chebyshev
+from scipy.optimize import linprog
+
+from sipkl.contracts import PricingRound
+from sipkl.oracles import GridOracle
+from sipkl.sip import (Box, FiniteSet, LipschitzOracle, SemiInfiniteConstraint,
+                       SemiInfiniteProgram)
+from sipkl.sip.space import ConstraintPrice, IndexPointPricing
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def chebyshev_program(f, n, T=Box([-1.0], [1.0]), g_scale=1.0, t_scale=1.0, f_scale=1.0):
+    """min z s.t. |Σ_k c_k u^k − f(u)| ≤ z for u = t / t_scale in T (vectorized g); the
+    constraint values multiplied by ``g_scale`` and the objective by ``f_scale``."""
+    c, z = cp.Variable(n), cp.Variable()
+
+    def error(c, t):
+        u = t[:, 0] / t_scale
+        return g_scale * (np.vander(u, n, increasing=True) @ c - f(u))
+
+    upper = SemiInfiniteConstraint(lambda c, t: error(c, t) - g_scale * z, c, T,
+                                   vectorized=True, name="upper")
+    lower = SemiInfiniteConstraint(lambda c, t: -error(c, t) - g_scale * z, c, T,
+                                   vectorized=True, name="lower")
+    return SemiInfiniteProgram(cp.Minimize(f_scale * z), [upper, lower]), c, z
+
+
+def lipschitz_of(f_slope, n, g_scale=1.0, t_scale=1.0):
+    """A Lipschitz constant of t ↦ g(c, t) on |u| ≤ 1: (Σ k|c_k| + max|f'|)·g_scale/t_scale."""
+    return lambda c: g_scale * (np.abs(c[1:]) @ np.arange(1, n) + f_slope) / t_scale
+
+
+def linprog_chebyshev(f, n, u):
+    """The same discrete minimax problem on the points ``u``, by HiGHS (independent)."""
+    V = np.vander(u, n, increasing=True)
+    ones = np.ones((len(u), 1))
+    res = linprog(np.r_[np.zeros(n), 1.0], A_ub=np.block([[V, -ones], [-V, -ones]]),
+                  b_ub=np.r_[f(u), -f(u)], bounds=[(None, None)] * (n + 1), method="highs")
+    assert res.status == 0
+    return res.fun, res.x[:n]
+
+
+# -- 1. Chebyshev's closed form ---------------------------------------------------------
+@pytest.mark.parametrize("n", [3, 4])
+def test_best_uniform_approximation_of_t_to_the_n_is_chebyshev(n):
+    """min_p max_[-1,1] |t^n − p(t)| over degree n − 1 is 2^(1−n), p = t^n − T_n / 2^(n−1),
+    and the error equioscillates at the n + 1 extrema cos(kπ/n) of T_n."""
+    program, c, z = chebyshev_program(lambda u: u ** n, n)
+    res = program.solve("lipschitz", lipschitz=lipschitz_of(n, n))
+    assert res.status == "certified_optimal" and res.success
+    np.testing.assert_allclose(res.objective, 2.0 ** (1 - n), rtol=1e-5)
+    monomial = np.zeros(n + 1)
+    monomial[n] = 1.0
+    closed = monomial - chebyshev.cheb2poly(np.eye(n + 1)[n]) / 2 ** (n - 1)
+    np.testing.assert_allclose(c.value, closed[:n], atol=1e-5)
+    np.testing.assert_allclose(res.x[c.name()], c.value)
+    # active points: T_n = −1 on the upper constraint (p − t^n = −T_n/2^(n−1) = +E), +1 below
+    extrema = np.cos(np.arange(n + 1) * np.pi / n)
+    for points, sign in zip(res.points, (-1.0, 1.0)):
+        expected = extrema[np.isclose(np.cos(n * np.arccos(extrema)), sign)]
+        near = np.abs(points.ravel()[:, None] - expected[None, :]).min(axis=0)
+        assert np.all(near < 1e-2)  # every extremum of that sign carries an index point
+    # the dual measure: ∂/∂z of the Lagrangian is 1 − Σ multipliers
+    np.testing.assert_allclose(sum(m.sum() for m in res.multipliers), 1.0, rtol=1e-6)
+    assert res.max_violation <= 1e-6 * max(res.scales)
+    assert res.upper_bound <= 1e-6
+
+
+def test_certified_only_with_a_proof():
+    f = np.exp
+    program, _, _ = chebyshev_program(f, 4)
+    local = program.solve("ipopt", random_state=0)
+    assert local.status == "converged_local" and local.upper_bound is None
+    box_grid = program.solve("grid")
+    assert box_grid.status == "converged_local"  # a grid of a box proves nothing between points
+    u = np.linspace(-1.0, 1.0, 201)
+    finite, _, _ = chebyshev_program(f, 4, T=FiniteSet(u[:, None]))
+    exact = finite.solve("grid")
+    assert exact.status == "certified_optimal"  # enumeration of a finite set is a proof
+    reference, _ = linprog_chebyshev(f, 4, u)
+    np.testing.assert_allclose(exact.objective, reference, rtol=1e-7)
+    certified = program.solve(lipschitz=lipschitz_of(np.e, 4))
+    assert certified.status == "certified_optimal"
+    fine, _ = linprog_chebyshev(f, 4, np.linspace(-1.0, 1.0, 20001))
+    for res in (local, box_grid, certified):
+        # a solution violates by at most tol·s_j: its error is within that of the minimax
+        assert abs(res.objective - fine) <= 1e-6 * max(res.scales) + 1e-7 * fine
+
+
+# -- 2. a two-dimensional index set -----------------------------------------------------
+def test_two_dimensional_index_set_against_a_fine_grid_by_linprog():
+    """Uniform approximation of 1/(1 + t1² + 2 t2²) on [0, 1]² by quadratics in (t1, t2)."""
+    basis = lambda t: np.column_stack([np.ones(len(t)), t[:, 0], t[:, 1], t[:, 0] * t[:, 1],
+                                       t[:, 0] ** 2, t[:, 1] ** 2])
+    target = lambda t: 1.0 / (1.0 + t[:, 0] ** 2 + 2.0 * t[:, 1] ** 2)
+    a, z = cp.Variable(6), cp.Variable()
+    T = Box([0.0, 0.0], [1.0, 1.0])
+    program = SemiInfiniteProgram(cp.Minimize(z), [
+        SemiInfiniteConstraint(lambda a, t: basis(t) @ a - target(t) - z, a, T, vectorized=True),
+        SemiInfiniteConstraint(lambda a, t: target(t) - basis(t) @ a - z, a, T, vectorized=True)])
+    res = program.solve("ipopt", random_state=0)
+    assert res.status == "converged_local"
+    assert all(p.shape[1] == 2 for p in res.points)
+    grid = T.tensor_grid(201)
+    B, y, ones = basis(grid), target(grid), np.ones((len(grid), 1))
+    lp = linprog(np.r_[np.zeros(6), 1.0], A_ub=np.block([[B, -ones], [-B, -ones]]),
+                 b_ub=np.r_[y, -y], bounds=[(None, None)] * 7, method="highs")
+    slack = 1e-6 * max(res.scales)  # violations up to tol·s_j are allowed
+    # the grid is a relaxation of the SIP: its value is lower, and close for a fine grid
+    assert lp.fun <= res.objective + slack
+    np.testing.assert_allclose(res.objective, lp.fun, rtol=1e-4)
+    # the SIP's solution holds on the fine grid, to the tolerance
+    assert np.abs(B @ a.value - y).max() <= res.objective + slack
+
+
+def test_solve_discretized_is_the_master_on_a_fixed_grid():
+    program, c, _ = chebyshev_program(np.exp, 4)
+    res = program.solve_discretized(n_points=51)
+    assert res.status == "fixed_columns" and res.nit == 1
+    reference, coefficients = linprog_chebyshev(np.exp, 4, np.linspace(-1.0, 1.0, 51))
+    np.testing.assert_allclose(res.objective, reference, rtol=1e-7)
+    np.testing.assert_allclose(c.value, coefficients, atol=1e-6)
+    assert len(program.discretize(51)) == 2 * 51
+    # between the grid points the constraints may fail: measured on the refined grid
+    u = np.linspace(-1.0, 1.0, 101)
+    refined = np.abs(np.vander(u, 4, increasing=True) @ c.value - np.exp(u)).max()
+    np.testing.assert_allclose(res.max_violation, refined - res.objective, rtol=1e-6)
+
+
+# -- 3. scale-free: the same run in other units -----------------------------------------
+@pytest.mark.parametrize("oracle", ["grid", "ipopt", "lipschitz"])
+def test_same_run_in_other_units(oracle):
+    runs = []
+    for g_scale, t_scale, f_scale in [(1.0, 1.0, 1.0), (1e3, 1.0, 1.0), (1.0, 1e3, 1.0),
+                                      (1.0, 1.0, 1e3), (1e-3, 1e3, 1e6)]:
+        T = Box([-t_scale], [t_scale])
+        program, _, _ = chebyshev_program(np.exp, 4, T, g_scale, t_scale, f_scale)
+        lipschitz = lipschitz_of(np.e, 4, g_scale, t_scale) if oracle == "lipschitz" else None
+        res = program.solve(oracle, lipschitz=lipschitz, random_state=0)
+        runs.append((res, t_scale, f_scale))
+    def measure(res, t_scale, g_scale, f_scale):
+        """The dual measure per constraint, in the units of the first run: its mass, and its
+        peaks — the multiplier-weighted mean of each group of index points closer than 2 % of
+        the box (near-duplicate points of one maximum share its multiplier in proportions
+        that are the solver's round-off)."""
+        measures = []
+        for points, multipliers in zip(res.points, res.multipliers):
+            order = np.argsort(points.ravel())
+            t, m = points.ravel()[order] / t_scale, multipliers[order] * g_scale / f_scale
+            keep = m > 1e-3 * m.sum()
+            t, w = t[keep], m[keep]
+            groups = np.cumsum(np.r_[0, np.diff(t) > 0.04])
+            peaks = [np.average(t[groups == k], weights=w[groups == k])
+                     for k in range(groups[-1] + 1)] if len(t) else []
+            measures.append((m.sum(), np.array(peaks)))
+        return measures
+
+    base = runs[0][0]
+    assert base.success
+    for (res, t_scale, f_scale), g_scale in zip(runs[1:], (1e3, 1.0, 1.0, 1e-3)):
+        assert (res.status, res.nit) == (base.status, base.nit)
+        np.testing.assert_allclose(res.objective / f_scale, base.objective, rtol=1e-6)
+        for (mass, peaks), (mass0, peaks0) in zip(measure(res, t_scale, g_scale, f_scale),
+                                                  measure(base, 1.0, 1.0, 1.0)):
+            np.testing.assert_allclose(mass, mass0, rtol=1e-5)
+            np.testing.assert_allclose(peaks, peaks0, atol=1e-2)
+
+
+# -- 4. the pricing side against independent numbers ------------------------------------
+def test_lipschitz_bound_holds_against_brute_force():
+    """The oracle's bound on a 2-D function is above its maximum on a dense grid, and within
+    the cut's slack of it."""
+    T = Box([-1.0, 0.0], [2.0, 1.0])
+    h = lambda x, t: np.sin(3 * t[:, 0]) * np.cos(2 * t[:, 1]) + 0.3 * t[:, 0] * t[:, 1]
+    sic = SemiInfiniteConstraint(h, cp.Variable(), T, vectorized=True, name="h")
+    lipschitz = np.hypot(3 + 0.3, 2 + 0.6)  # |∂h/∂t1| ≤ 3 + 0.3, |∂h/∂t2| ≤ 2 + 0.6
+    problem = IndexPointPricing(sic, ConstraintPrice(None, 1.0), lipschitz)
+    brute = h(None, T.tensor_grid(801)).max()
+    slack = 1e-3
+    for cut in (brute + 0.01, brute - 0.5, brute - 1e-4):  # none, a large, a small violation
+        pricing_round = PricingRound([problem], None, [], cut - slack, 3,
+                                     np.random.default_rng(0), cut=cut)
+        res = LipschitzOracle().price(pricing_round)
+        assert brute - 1e-12 <= res.upper_bound
+        if cut > brute:
+            assert res.upper_bound <= cut  # the proof
+        else:  # a violator, at least half the largest violation (or within the slack of it)
+            best = res.scores[0]
+            assert best > cut and res.upper_bound <= best + max(slack, best - cut)
+            assert best <= res.upper_bound
+
+
+def test_finite_difference_gradient_against_the_derivative():
+    T = Box([0.0, -1.0], [2.0, 1.0])
+    g = lambda x, t: np.exp(t[:, 0]) * np.sin(t[:, 1]) + t[:, 0] ** 3
+    sic = SemiInfiniteConstraint(g, cp.Variable(), T, vectorized=True, name="g")
+    problem = IndexPointPricing(sic, ConstraintPrice(None, 2.0))
+    t = np.array([[0.3, 0.2], [2.0, -1.0], [1.1, 0.9]])  # interior and a corner
+    values, grads = problem.values_and_grads(t)
+    exact = np.column_stack([np.exp(t[:, 0]) * np.sin(t[:, 1]) + 3 * t[:, 0] ** 2,
+                             np.exp(t[:, 0]) * np.cos(t[:, 1])]) / 2.0
+    np.testing.assert_allclose(values, g(None, t) / 2.0)
+    np.testing.assert_allclose(grads, exact, rtol=1e-6, atol=1e-6)
+
+
+def test_scalar_g_and_closed_over_variables_give_the_vectorized_run():
+    """A scalar g (t of shape (p,)) closing over z, with its gradient given: the same run."""
+    c, z = cp.Variable(4), cp.Variable()
+    T = Box([-1.0], [1.0])
+    e = lambda c, t: sum(c[k] * t[0] ** k for k in range(4)) - np.exp(t[0])
+    de = lambda c, t: np.array([sum(k * c[k] * t[0] ** (k - 1) for k in range(1, 4))
+                                - np.exp(t[0])])
+    scalar = SemiInfiniteProgram(cp.Minimize(z), [
+        SemiInfiniteConstraint(lambda c, t: e(c, t) - z, c, T, grad_t=de),
+        SemiInfiniteConstraint(lambda c, t: -e(c, t) - z, c, T, grad_t=lambda c, t: -de(c, t))])
+    vectorized, _, _ = chebyshev_program(np.exp, 4)
+    a, b = scalar.solve("ipopt", random_state=0), vectorized.solve("ipopt", random_state=0)
+    assert a.status == b.status == "converged_local"
+    # both are solutions to tol·s_j (s_j: the magnitude of the terms each g sums)
+    assert abs(a.objective - b.objective) <= 1e-6 * (max(a.scales) + max(b.scales))
+
+
+# -- 5. statuses of a master that has no solution ---------------------------------------
+def test_infeasible_and_unbounded_masters_are_statuses():
+    x = cp.Variable()
+    T = Box([0.0], [1.0])
+    infeasible = SemiInfiniteProgram(cp.Minimize(x), SemiInfiniteConstraint(
+        lambda x, t: 1.0 + t[0] - x, x, T), [x <= 0.5]).solve("grid")
+    assert infeasible.status == "master_failed" and not infeasible.success
+    assert "infeasible" in infeasible.message
+    unbounded = SemiInfiniteProgram(cp.Minimize(x), SemiInfiniteConstraint(
+        lambda x, t: x * t[0] - 1.0, x, T)).solve("grid")
+    assert unbounded.status == "master_failed" and "unbounded" in unbounded.message
+
+
+def test_callback_receives_results_and_may_stop():
+    program, _, _ = chebyshev_program(np.exp, 4)
+    seen = []
+
+    def stop_after_two(intermediate):
+        seen.append(intermediate)
+        if len(seen) == 2:
+            raise StopIteration
+
+    res = program.solve("grid", callback=stop_after_two)
+    assert res.status == "callback" and not res.success and len(seen) == 2
+    assert seen[0].status == "running" and len(seen[0].points) == 2
+
+
+# -- 6. bad input -----------------------------------------------------------------------
+x = cp.Variable(2)
+BOX = Box([-1.0], [1.0])
+good = SemiInfiniteConstraint(lambda x, t: x[0] * t[0] - x[1], x, BOX, name="good")
+
+
+def _program(g, vectorized=False, name="bad"):
+    return SemiInfiniteProgram(cp.Minimize(x[1]), SemiInfiniteConstraint(
+        g, x, BOX, vectorized=vectorized, name=name), [x[0] >= -1, x[0] <= 1])
+
+
+BAD = [
+    (lambda: Box([1.0], [0.0]), ValueError, "lower"),
+    (lambda: Box([0.0, 0.0], [1.0]), ValueError, "same length"),
+    (lambda: Box([np.nan], [1.0]), ValueError, "lower"),
+    (lambda: Box("ab", [1.0]), TypeError, "lower"),
+    (lambda: FiniteSet(np.empty((0, 2))), ValueError, "points"),
+    (lambda: SemiInfiniteConstraint("g", x, BOX), TypeError, "g must"),
+    (lambda: SemiInfiniteConstraint(lambda x, t: x[0], np.ones(2), BOX), TypeError, "x must"),
+    (lambda: SemiInfiniteConstraint(lambda x, t: x[0], x, (-1, 1)), TypeError, "T must"),
+    (lambda: SemiInfiniteProgram(x[0], good), TypeError, "objective"),
+    (lambda: SemiInfiniteProgram(cp.Minimize(x[1]), [good, good]), ValueError, "distinct"),
+    (lambda: SemiInfiniteProgram(cp.Minimize(x[1]), good, [x[0]]), TypeError, "constraints"),
+    # g not convex in x for a fixed t: named
+    (lambda: _program(lambda x, t: -cp.square(x[0]) - x[1]), ValueError, "'bad'.*convex"),
+    # wrong shapes: named
+    (lambda: _program(lambda x, t: x * t[0]), ValueError, "'bad'.*one value"),
+    (lambda: _program(lambda x, t: cp.hstack([x[0], x[1]]), vectorized=True), ValueError,
+     "'bad'.*one value"),
+    (lambda: _program(lambda x, t: x[0] * t[:, 0] - x[1] if len(t) == 1 else np.zeros(3),
+                      vectorized=True).solve("grid"), ValueError, "'bad'.*values"),
+    # NaN in pricing (the master's points are fine; the grid reaches t > 0.5): named
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1] + (np.nan if t[0] > 0.5 else 0.0))
+     .solve("grid"), ValueError, "'bad'.*nan"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve("nope"), ValueError, "oracle"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(object()), TypeError, "oracle"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve("lipschitz"), ValueError,
+     "lipschitz"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(tol=-1.0), ValueError, "tol"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(lipschitz=-1.0), ValueError,
+     "lipschitz"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(lipschitz={"other": 1.0}),
+     ValueError, "lipschitz"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(initial_points=[[[2.0]]]),
+     ValueError, "initial_points"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve_discretized(1), ValueError,
+     "n_points"),
+]
+
+
+@pytest.mark.parametrize("call, error, match", BAD)
+def test_bad_input_is_a_clear_error(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# -- 7. kernel learning in this layer ---------------------------------------------------
+def test_ikl_as_a_semi_infinite_program_reaches_ikl_classifier():
+    spec = importlib.util.spec_from_file_location("ikl_as_sip", ROOT / "examples" /
+                                                  "ikl_as_sip.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = module.main(["--quick"])
+    sip, ikl = out["sip"], out["ikl"]
+    assert sip.success and ikl.status == "certified_optimal"
+    np.testing.assert_allclose(sip.objective, ikl.objective, rtol=1e-4)
+    # the multipliers are the kernel weights: they sum to 1 (the multiplier of λ)
+    np.testing.assert_allclose(sip.multipliers[0].sum(), 1.0, rtol=1e-6)
+    source = (ROOT / "examples" / "ikl_as_sip.py").read_text().splitlines()
+    start = source.index("def ikl_sip(X, y, C: float, s_max: float) -> SemiInfiniteProgram:")
+    end = source.index("def main(argv=None) -> dict:")
+    assert len([line for line in source[start:end] if line.strip()]) <= 30
