@@ -38,7 +38,6 @@ KNOWN = {
                                "the run cycles to the iteration limit"),
     ("lipschitz", "powell_disc"): "as with IPOPT: cycles to the iteration limit",
     ("lipschitz", "tanaka_tan6"): NOT_CERTIFIED,
-    ("lipschitz", "chebyshev_t6"): NOT_CERTIFIED,
     ("lipschitz", "chebyshev_t10"): NOT_CERTIFIED,
     ("lipschitz", "tensor_exp2d"): NOT_CERTIFIED,
     ("lipschitz", "ball_linear"): NOT_CERTIFIED,

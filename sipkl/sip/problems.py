@@ -225,7 +225,7 @@ def _chebyshev(degree: int) -> LiteratureProblem:
 def _exp_linear_minimax() -> LiteratureProblem:
     def residual(x, t):
         s = np.asarray(t)[..., 0]
-        return np.exp(s) - x[0] - x[1] * s
+        return np.exp(s) - _powers(s, 2) @ x[:2]
 
     def lipschitz(x):  # |d/dt residual| ≤ e + |x₁| on [0, 1]
         return np.e + abs(x[1])
