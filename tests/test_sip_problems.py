@@ -27,8 +27,8 @@ SLOW = {("lipschitz", "chebyshev_t10"), ("lipschitz", "tensor_exp2d"),
 #: suite as soon as it passes, so that the mark is removed with the fix)
 EXCLUSION = ("IpoptOracle drops candidates within 1e-3·width of a current index point, so the "
              "exchange cannot refine an active point past that distance")
-NOT_CERTIFIED = ("the Lipschitz oracle ends no_new_column (no proof within max_evals, or a "
-                 "violated point it does not add)")
+NOT_CERTIFIED = ("the Lipschitz oracle spends its evaluation budget with its bound still above "
+                 "the cut: no_new_column")
 KNOWN = {
     ("ipopt", "chebyshev_t6"): EXCLUSION,
     ("ipopt", "chebyshev_t10"): EXCLUSION,

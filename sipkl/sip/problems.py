@@ -46,7 +46,7 @@ from .constraint import SemiInfiniteConstraint
 from .index_sets import Box
 from .program import SemiInfiniteProgram
 
-__all__ = ["LiteratureProblem", "PROBLEMS", "get_problem", "upper_quadrature"]
+__all__ = ["IndexedConstraint", "LiteratureProblem", "PROBLEMS", "get_problem", "upper_quadrature"]
 
 
 @dataclass(frozen=True)
