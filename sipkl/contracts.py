@@ -12,11 +12,12 @@ kernel learning (:class:`sipkl.workspace.Workspace`) a column is a kernel k_θ, 
 its Gram matrix and each pricing problem is θ ↦ <W, K(θ)> − r(θ) of one concrete family over
 its box; for a semi-infinite program (:mod:`sipkl.sip`) a column is an index point t of one
 semi-infinite constraint, the master reads the points and the pricing problem is
-t ↦ g(x_k, t) at the master's solution x_k. A :class:`Column` is a family and one θ. Statuses: a solver call reports a
-:class:`~sipkl.solvers.status.Status` (``OPTIMAL``, …) and records every fallback as an
-:class:`~sipkl.solvers.status.Attempt`; a failed solve raises a
-:class:`~sipkl.solvers.status.SolverError` (the engine survives :data:`SOLVER_FAILURES` and
-nothing else); a run ends with a :class:`~sipkl.run_status.RunStatus`.
+t ↦ g(x_k, t) at the master's solution x_k. A :class:`Column` is a family and one θ.
+Statuses: a solver call reports a :class:`~sipkl.solvers.status.Status` (``OPTIMAL``, …)
+and records every fallback as an :class:`~sipkl.solvers.status.Attempt`; a failed solve
+raises a :class:`~sipkl.solvers.status.SolverError` (the engine survives
+:data:`SOLVER_FAILURES` and nothing else); a run ends with a
+:class:`~sipkl.run_status.RunStatus`.
 """
 from __future__ import annotations
 

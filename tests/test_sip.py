@@ -14,7 +14,6 @@ from numpy.polynomial import chebyshev
 from scipy.optimize import linprog
 
 from sipkl.contracts import PricingRound
-from sipkl.oracles import GridOracle
 from sipkl.sip import (Box, FiniteSet, LipschitzOracle, SemiInfiniteConstraint,
                        SemiInfiniteProgram)
 from sipkl.sip.space import ConstraintPrice, IndexPointPricing
@@ -241,6 +240,11 @@ def test_infeasible_and_unbounded_masters_are_statuses():
         lambda x, t: 1.0 + t[0] - x, x, T), [x <= 0.5]).solve("grid")
     assert infeasible.status == "master_failed" and not infeasible.success
     assert "infeasible" in infeasible.message
+    # feasible over the first index points, infeasible once pricing adds t = 1
+    later = SemiInfiniteProgram(cp.Maximize(x), SemiInfiniteConstraint(
+        lambda x, t: 10.0 * (t[0] - 0.9) - x, x, T), [x <= 0.0]).solve("grid")
+    assert later.status == "master_failed" and later.nit == 2 and abs(later.objective) < 1e-9
+    assert "iteration 1" in later.message and "infeasible" in later.message
     unbounded = SemiInfiniteProgram(cp.Minimize(x), SemiInfiniteConstraint(
         lambda x, t: x * t[0] - 1.0, x, T)).solve("grid")
     assert unbounded.status == "master_failed" and "unbounded" in unbounded.message
@@ -289,7 +293,7 @@ BAD = [
     (lambda: _program(lambda x, t: x * t[0]), ValueError, "'bad'.*one value"),
     (lambda: _program(lambda x, t: cp.hstack([x[0], x[1]]), vectorized=True), ValueError,
      "'bad'.*one value"),
-    (lambda: _program(lambda x, t: x[0] * t[:, 0] - x[1] if len(t) == 1 else np.zeros(3),
+    (lambda: _program(lambda x, t: x[0] * t[:, 0] - x[1] if len(t) == 1 else np.zeros(len(t) + 1),
                       vectorized=True).solve("grid"), ValueError, "'bad'.*values"),
     # NaN in pricing (the master's points are fine; the grid reaches t > 0.5): named
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1] + (np.nan if t[0] > 0.5 else 0.0))

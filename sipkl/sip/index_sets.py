@@ -103,9 +103,12 @@ class Box(IndexSet):
         return self._from_unit(unit)
 
     def initial_points(self, n: int) -> np.ndarray:
-        """The centre, then the first points of the Halton sequence (deterministic)."""
-        halton = qmc.Halton(self.dim, scramble=False).random(max(n, 1))[1:]
-        return self._from_unit(np.vstack([np.full(self.dim, 0.5), halton]))
+        """The centre, then the Halton sequence without its first point (a corner) and the
+        centre (its second point in one dimension): ``n`` deterministic points."""
+        centre = np.full(self.dim, 0.5)
+        halton = qmc.Halton(self.dim, scramble=False).random(max(n, 1) + 1)[1:]
+        halton = halton[np.any(halton != centre, axis=1)][:max(n, 1) - 1]
+        return self._from_unit(np.vstack([centre, halton]))
 
     def starting_points(self, X, n: int, random_state=None) -> np.ndarray:
         spread = self.initial_points((n + 1) // 2)

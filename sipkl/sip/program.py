@@ -247,10 +247,12 @@ class SemiInfiniteProgram:
             (float(c.values(p.x, t).max()) for c, p, t in
              zip(self.semi_infinite, price, check_points) if len(t)), default=-np.inf)
         message = cg.message
-        if cg.status is RunStatus.MASTER_FAILED and sol.status is Status.INFEASIBLE:
+        # the master's failed solve is the run's last attempt (its status: cvxpy's)
+        failed = cg.attempts[-1][1].status if cg.status is RunStatus.MASTER_FAILED else None
+        if failed is Status.INFEASIBLE:
             message += ("; the restricted master is infeasible, so is the semi-infinite "
                         "program (the master is a relaxation of it)")
-        elif cg.status is RunStatus.MASTER_FAILED and sol.status is Status.UNBOUNDED:
+        elif failed is Status.UNBOUNDED:
             message += ("; the restricted master is unbounded: add index points "
                         "(initial_points) or bounds on the variables")
         return SIPResult(

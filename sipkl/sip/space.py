@@ -34,8 +34,9 @@ class IndexPointPricing:
     :class:`~sipkl.contracts.PricingProblem` of a semi-infinite program.
 
     ``lipschitz`` is the Lipschitz constant (Euclidean norm in t) of this scaled function,
-    ``L / s``, when the user stated the constant L of t ↦ g(x_k, t) (``None`` otherwise). Evaluations are counted in
-    ``n_evals``; ``dtype`` is accepted and ignored (always double precision).
+    ``L / s``, when the user stated the constant L of t ↦ g(x_k, t) (``None`` otherwise).
+    Evaluations are counted in ``n_evals``; ``dtype`` is accepted and ignored (always double
+    precision).
     """
 
     regularizer = None
