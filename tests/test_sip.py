@@ -139,6 +139,18 @@ def test_solve_discretized_is_the_master_on_a_fixed_grid():
     np.testing.assert_allclose(res.max_violation, refined - res.objective, rtol=1e-6)
 
 
+def test_the_scale_of_a_variable_times_one_index_point():
+    """g = e^t − x₀ − x₁·t, vectorized, at a single index point (t a one-element array, as
+    after pruning): its scale Σ|terms| = e^t + |x₀| + |x₁·t|, computed by hand."""
+    x = cp.Variable(2)
+    sic = SemiInfiniteConstraint(lambda x, t: np.exp(t[:, 0]) - x[0] - x[1] * t[:, 0], x,
+                                 Box([0.0], [1.0]), vectorized=True)
+    x.value = np.array([-2.0, 3.0])
+    t = np.array([[0.5]])
+    scale = sic.magnitudes(sic.expressions(t))
+    np.testing.assert_allclose(scale, [np.exp(0.5) + 2.0 + 1.5])
+
+
 # -- 3. scale-free: the same run in other units -----------------------------------------
 @pytest.mark.parametrize("oracle", ["grid", "ipopt", "lipschitz"])
 def test_same_run_in_other_units(oracle):

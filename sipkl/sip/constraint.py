@@ -164,11 +164,11 @@ def magnitude(expression: cp.Expression, size: int) -> np.ndarray:
         left, right = expression.args
         if isinstance(expression, DivExpression):
             if right.is_constant() and right.size == 1:
-                return magnitude(left, size) / abs(float(right.value))
+                return magnitude(left, size) / abs(np.asarray(right.value).item())
         elif left.is_constant() and left.size == 1:
-            return abs(float(left.value)) * magnitude(right, size)
+            return abs(np.asarray(left.value).item()) * magnitude(right, size)
         elif right.is_constant() and right.size == 1:
-            return abs(float(right.value)) * magnitude(left, size)
+            return abs(np.asarray(right.value).item()) * magnitude(left, size)
     return np.abs(np.broadcast_to(np.ravel(np.asarray(expression.value, dtype=float)), size))
 
 
