@@ -151,6 +151,29 @@ def test_the_scale_of_a_variable_times_one_index_point():
     np.testing.assert_allclose(scale, [np.exp(0.5) + 2.0 + 1.5])
 
 
+def test_a_zero_optimum_keeps_the_objective_scale_and_prune_false_keeps_every_point():
+    """min z s.t. |e^t − x₀ − x₁t| ≤ z on [0, 1] from one index point per side: the first
+    master's optimum is z = 0 (to round-off), which must not become the objective's scale
+    (dividing by 1e-16 made the next master "unbounded"). Each new point then lies on one side
+    only, so dropping the inactive ones lets the line tilt back and forth; with
+    ``prune=False`` (every point kept: Kelley's cutting planes) the run reaches the best
+    line's closed-form error (2 − e + m ln m)/2, m = e − 1."""
+    x, z = cp.Variable(2), cp.Variable()
+    T = Box([0.0], [1.0])
+    program = SemiInfiniteProgram(cp.Minimize(z), [
+        SemiInfiniteConstraint(lambda x, t: np.exp(t[:, 0]) - x[0] - x[1] * t[:, 0] - z, x, T,
+                               vectorized=True),
+        SemiInfiniteConstraint(lambda x, t: x[0] + x[1] * t[:, 0] - np.exp(t[:, 0]) - z, x, T,
+                               vectorized=True)])
+    start = [np.array([[0.5]]), np.array([[0.5]])]
+    assert program.solve("ipopt", initial_points=start, max_iter=5,
+                         random_state=0).status != "master_failed"
+    res = program.solve("ipopt", initial_points=start, prune=False, random_state=0)
+    m = np.e - 1.0
+    assert res.success, res.message
+    np.testing.assert_allclose(res.objective, (2.0 - np.e + m * np.log(m)) / 2.0, rtol=1e-5)
+
+
 # -- 3. scale-free: the same run in other units -----------------------------------------
 @pytest.mark.parametrize("oracle", ["grid", "ipopt", "lipschitz"])
 def test_same_run_in_other_units(oracle):

@@ -116,13 +116,21 @@ class DiscretizedMaster:
             model={"values": [v.value for v in self.variables], "price": price},
             column_prices=relative, cut_scale=1.0)
         self._scales = np.array([p.scale for p in price])
-        self._objective_scale = _positive(float(np.max(magnitude(self.objective.expr, 1))))
+        scale = _positive(float(np.max(magnitude(self.objective.expr, 1))))
+        if scale >= SCALE_COLLAPSE * self._objective_scale:
+            self._objective_scale = scale
         return solution
 
     @staticmethod
     def _scale(sic: SemiInfiniteConstraint, exprs) -> float:
         reference = sic.expressions(sic.T.initial_points(1))
         return _positive(float(np.max(sic.magnitudes(list(exprs) + reference))))
+
+
+#: an objective magnitude below this fraction of the current objective scale has collapsed (an
+#: optimal value of 0, reached up to round-off, e.g. |z| = 1e-16): the scale is kept, since
+#: dividing by it would make the next master's objective meaningless
+SCALE_COLLAPSE = 1e-6
 
 
 def _positive(scale: float) -> float:

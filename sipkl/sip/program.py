@@ -103,7 +103,7 @@ class SemiInfiniteProgram:
     # -- solving -------------------------------------------------------------------
     def solve(self, oracle=None, *, tol: float = 1e-6, atol: float = 0.0, max_iter: int = 100,
               time_limit: float = None, lipschitz=None, initial_points=None, n_price: int = 5,
-              random_state=None, verbose: int = 0, callback=None,
+              prune: bool = True, random_state=None, verbose: int = 0, callback=None,
               solvers: Sequence[str] = DEFAULT_SOLVERS) -> SIPResult:
         """Solve by column generation (the exchange method) on
         :class:`~sipkl.engine.ColumnGeneration`.
@@ -124,6 +124,11 @@ class SemiInfiniteProgram:
         max_iter, time_limit, n_price, random_state, verbose
             As for :class:`~sipkl.engine.ColumnGeneration` (``n_price``: index points added
             per round at most).
+        prune : bool
+            Drop the index points whose multiplier is 0 after each master solve (the
+            engine's pruning; default). ``False`` keeps every point (Kelley's cutting planes):
+            a larger master, but no cycling where dropping an inactive point lets the
+            solution swing back (e.g. from one index point per side of |g| ≤ z).
         lipschitz : number, callable, list or dict, optional
             A Lipschitz constant L of t ↦ g_j(x, t) (Euclidean norm in t) valid at every x the
             run visits: a number, or ``L(x)`` of the constraint's numeric x; one for all
@@ -147,7 +152,7 @@ class SemiInfiniteProgram:
         self.master.reset()
         engine = ColumnGeneration(
             self.master, self._oracle(oracle, constants), tol=tol, atol=atol,
-            max_iter=max_iter, time_limit=time_limit, n_price=n_price,
+            max_iter=max_iter, time_limit=time_limit, n_price=n_price, prune=prune,
             callback=None if callback is None else (lambda cg: callback(self._result(cg))),
             verbose=verbose, random_state=random_state)
         return self._result(engine.run_space(space, self._initial_columns(initial_points)))
