@@ -45,6 +45,12 @@ def _free(alpha, C) -> np.ndarray:
     return (alpha > SV_RTOL * C) & (alpha < (1 - SV_RTOL) * C)
 
 
+def combined_svm(grams, d, y, C: float, tol: float):
+    """The SVM (libsvm, tolerance ``tol``) for K(d) = Σ d_m K_m, and K(d)."""
+    Kd = sum(dm * K for dm, K in zip(d, grams) if dm > 0)
+    return solve_svm_dual(Kd, y, C, tol=tol), Kd
+
+
 def _column_products(grams, w) -> np.ndarray:
     """The columns K_m w (n × m): matrix-vector products, no copy of any Gram block."""
     return np.column_stack([K @ w for K in grams])
@@ -141,11 +147,6 @@ class HingeMKLNewton:
         self.y, self.C = _check(y, C)
         self.gap_tol, self.svm_tol, self.max_steps = gap_tol, svm_tol, max_steps
 
-    def _svm(self, grams, d, tol):
-        """The SVM for K(d) = Σ d_m K_m (libsvm tolerance ``tol``), and K(d)."""
-        Kd = sum(dm * K for dm, K in zip(d, grams) if dm > 0)
-        return solve_svm_dual(Kd, self.y, self.C, tol=tol), Kd
-
     def solve(self, grams, warm_start=None) -> MasterSolution:
         # matrix-vector products and small solves: see sipkl.threads
         with one_blas_thread():
@@ -155,7 +156,7 @@ class HingeMKLNewton:
         y, C = self.y, self.C
         d = simplex_start(warm_start, len(grams))
         svm_tol = self.svm_tol
-        svm, Kd = self._svm(grams, d, svm_tol)
+        svm, Kd = combined_svm(grams, d, y, C, svm_tol)
         attempts = list(svm.attempts)
         status = svm.status
         for _ in range(self.max_steps):
@@ -178,7 +179,7 @@ class HingeMKLNewton:
                 break
             t = 1.0
             while t > 1e-10:
-                trial, trial_Kd = self._svm(grams, d + t * direction, svm_tol)
+                trial, trial_Kd = combined_svm(grams, d + t * direction, y, C, svm_tol)
                 if trial.objective <= J + 1e-4 * t * slope:
                     break
                 t *= 0.5
@@ -187,7 +188,7 @@ class HingeMKLNewton:
                     svm_tol *= 1e-2
                     attempts.append(Attempt("newton", Status.OPTIMAL_INACCURATE, "line search "
                                             f"failed: SVM tolerance tightened to {svm_tol:g}"))
-                    svm, Kd = self._svm(grams, d, svm_tol)
+                    svm, Kd = combined_svm(grams, d, y, C, svm_tol)
                     continue
                 status = Status.OPTIMAL_INACCURATE
                 attempts.append(Attempt("newton", status, "line search failed (gap not closed)"))

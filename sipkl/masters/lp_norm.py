@@ -33,9 +33,9 @@ import numpy as np
 
 from ..contracts import MasterSolution
 from ..price import PriceMatrix
-from ..solvers import Attempt, Status, solve_svm_dual
+from ..solvers import Attempt, Status
 from ..threads import one_blas_thread
-from .hinge import _check, _column_products
+from .hinge import _check, _column_products, combined_svm
 
 
 class HingeMKLLpNorm:
@@ -74,8 +74,7 @@ class HingeMKLLpNorm:
 
     def _svm(self, grams, d):
         """The SVM for K(d), and T(α) (the columns' prices)."""
-        Kd = sum(dm * K for dm, K in zip(d, grams) if dm > 0)
-        svm = solve_svm_dual(Kd, self.y, self.C, tol=self.svm_tol)
+        svm, _ = combined_svm(grams, d, self.y, self.C, self.svm_tol)
         w = svm.alpha * self.y
         return svm, 0.5 * w @ _column_products(grams, w)
 
