@@ -97,6 +97,8 @@ class PricingProblem(Protocol):
     ``values_and_grads`` prices the rows of a 2-D array of θ's in one batch (``grad=False``:
     values only; ``dtype=np.float32`` for a search whose results are evaluated again),
     ``column(θ)`` makes the :class:`Column` of a θ; ``n_evals`` counts evaluations.
+    Optionally, ``hessian_batch(dtype)`` returns ``H(thetas) -> (S, p, p)``, the Hessians of
+    the rows (or ``None``): the IPOPT oracle then refines by projected Newton steps.
     """
 
     family: object

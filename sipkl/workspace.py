@@ -2,6 +2,8 @@
 matrices of columns, and the pricing problems θ ↦ <W, K(θ)> − r(θ)."""
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from .contracts import Column
@@ -87,6 +89,16 @@ class KernelPricingProblem:
         if self._pricer is None:
             self._pricer = self.family.batch_pricer(self.geometry, self.W)
         return self._regularized(thetas, *self._pricer(thetas, grad, dtype))
+
+    def hessian_batch(self, dtype=np.float64):
+        """``H(thetas) -> (S, p, p)``, the Hessians of the prices at the rows of ``thetas``
+        (computed in ``dtype``), or ``None`` where the family's batch pricer has none or a
+        regularizer is subtracted."""
+        if self._pricer is None:
+            self._pricer = self.family.batch_pricer(self.geometry, self.W)
+        if not hasattr(self._pricer, "hessians") or self.regularizer is not None:
+            return None
+        return partial(self._pricer.hessians, dtype=dtype)
 
     def values(self, thetas) -> np.ndarray:
         thetas = np.asarray(thetas, float).reshape(len(thetas), -1)

@@ -5,12 +5,12 @@ callables and returns plain results with a normalized status (see
 :mod:`sipkl.solvers.status`).
 """
 from .status import SOLVER_FAILURES, Attempt, SolverError, Status
-from .box_nlp import ascend_box, maximize_box
+from .box_nlp import ascend_box, maximize_box, newton_box
 from .cvx import solve_cvxpy
 from .dc import maximize_exp_sum
 from .simplex_qp import minimize_simplex_qp
 from .svm import SVMSolution, solve_svm_dual
 
 __all__ = ["Attempt", "SOLVER_FAILURES", "SolverError", "Status", "ascend_box", "maximize_box",
-           "maximize_exp_sum", "minimize_simplex_qp", "solve_cvxpy", "SVMSolution",
+           "maximize_exp_sum", "minimize_simplex_qp", "newton_box", "solve_cvxpy", "SVMSolution",
            "solve_svm_dual"]

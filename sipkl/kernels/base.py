@@ -250,6 +250,31 @@ class PairExponential:
                 grads -= E.T @ delta
         return values, grads
 
+    def hessians(self, thetas, coords=None, dtype=np.float64) -> np.ndarray:
+        """The Hessians of the prices at the rows of ``thetas`` on the coordinates ``coords``
+        (all by default), S × q × q:
+
+            ∇²price(θ_s) = Σ_ij w_ij E_ij,s δ_ij δ_ijᵀ = Δᵀ diag(w ∘ E_s) Δ,
+
+        one product of the (pairs × S·q) matrix of the rows ``w_ij E_ij,s δ_ij`` with Δ per
+        block of pairs (about ``q`` times the work of the gradient)."""
+        thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
+        deltas, weights = self._in(dtype)
+        coords = np.arange(deltas.shape[1]) if coords is None else np.asarray(coords)
+        S, q = len(thetas), len(coords)
+        thetas_t = thetas.T.astype(deltas.dtype)
+        hess = np.zeros((S * q, q))
+        step = max(1, self.CHUNK_ELEMENTS // max(1, S * q))
+        for k in range(0, len(weights), step):
+            delta = deltas[k:k + step]
+            E = delta @ thetas_t
+            np.negative(E, out=E)
+            np.exp(E, out=E)
+            E *= weights[k:k + step, None]
+            part = delta[:, coords]
+            hess += (E[:, :, None] * part[:, None, :]).reshape(len(delta), S * q).T @ part
+        return hess.reshape(S, q, q)
+
     def _in(self, dtype):
         """``deltas`` and ``weights`` in ``dtype`` (the single-precision copy made once)."""
         if np.dtype(dtype) == np.float64:

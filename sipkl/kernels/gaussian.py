@@ -35,10 +35,14 @@ def _median_sqdist(X, max_points: int = 500) -> float:
 
 def _median_sqdiff_per_dim(X, max_points: int = 150) -> np.ndarray:
     """Per dimension d, the median of ([x_i]_d − [x_j]_d)² over pairs of (a subsample of)
-    the rows of ``X``, 1 where it is 0."""
+    the rows of ``X``, 1 where it is 0 (the two middle values by one partition)."""
     X = X[:: max(1, len(X) // max_points)]
     i, j = np.triu_indices(len(X), 1)
-    med = np.median(np.square(X[i] - X[j]), axis=0) if len(i) else np.zeros(X.shape[1])
+    if not len(i):
+        return np.ones(X.shape[1])
+    diffs = np.square(X.T[:, i] - X.T[:, j])
+    lo, hi = (len(i) - 1) // 2, len(i) // 2
+    med = np.partition(diffs, (lo, hi), axis=1)[:, [lo, hi]].mean(axis=1)
     return np.where(med > 0, med, 1.0)
 
 
@@ -174,9 +178,10 @@ class GaussianARD(KernelFamily):
         rng = np.random.default_rng(random_state)
         n_extra = max(0, n - len(spread))
         per_dim = _median_sqdiff_per_dim(Xs)
-        extra = np.zeros((n_extra, p))
-        for row in extra:  # loop over starting points, not samples
-            on = rng.choice(p, size=min(p, rng.integers(1, 4)), replace=False)
-            row[on] = np.exp(rng.uniform(np.log(0.1), np.log(10.0), len(on))) / (
-                len(on) * per_dim[on])
+        # per row: k ∈ {1, 2, 3} random dimensions (the first k of a random permutation),
+        # each at a log-uniform level in [0.1, 10] / (k · its median squared difference)
+        k = np.minimum(p, rng.integers(1, 4, n_extra))[:, None]
+        on = np.argsort(rng.random((n_extra, p)), axis=1).argsort(axis=1) < k
+        level = np.exp(rng.uniform(np.log(0.1), np.log(10.0), (n_extra, p)))
+        extra = np.where(on, level / (k * per_dim), 0.0)
         return np.clip(np.vstack([spread, extra]), lo, hi)

@@ -24,6 +24,7 @@ from typing import Sequence
 import cvxpy as cp
 import numpy as np
 from scipy.linalg import LinAlgError, solve
+from scipy.linalg.blas import daxpy
 from scipy.optimize import OptimizeResult
 
 from ..contracts import MasterSolution
@@ -40,6 +41,11 @@ from .common import simplex_start
 SV_RTOL = 1e-6
 
 
+#: the Newton master falls back to the QCQP master (eigen-factors of every Gram matrix, O(n³)
+#: per column) only up to this many samples; beyond, its stopped solution is reported as is
+QCQP_FALLBACK_MAX_N = 1000
+
+
 def _free(alpha, C) -> np.ndarray:
     """Mask of the free support vectors, SV_RTOL·C < α_i < (1 − SV_RTOL)·C."""
     return (alpha > SV_RTOL * C) & (alpha < (1 - SV_RTOL) * C)
@@ -47,8 +53,18 @@ def _free(alpha, C) -> np.ndarray:
 
 def combined_svm(grams, d, y, C: float, tol: float):
     """The SVM (libsvm, tolerance ``tol``) for K(d) = Σ d_m K_m, and K(d)."""
-    Kd = sum(dm * K for dm, K in zip(d, grams) if dm > 0)
+    Kd = combined_gram(grams, d)
     return solve_svm_dual(Kd, y, C, tol=tol), Kd
+
+
+def combined_gram(grams, d) -> np.ndarray:
+    """K(d) = Σ_{d_m > 0} d_m K_m, accumulated in place (one BLAS axpy per column)."""
+    Kd = np.zeros(np.shape(grams[0]))
+    flat = Kd.reshape(-1)
+    for dm, K in zip(d, grams):
+        if dm > 0:
+            daxpy(np.ascontiguousarray(K, dtype=float).reshape(-1), flat, a=float(dm))
+    return Kd
 
 
 def _column_products(grams, w) -> np.ndarray:
@@ -106,7 +122,7 @@ class HingeMKLQCQP:
         d = np.clip(np.array([np.asarray(c.dual_value, dtype=float).item() for c in quad]),
                     0.0, None)
         d = d / d.sum()
-        Kd = sum(dm * K for dm, K in zip(d, grams))
+        Kd = combined_gram(grams, d)
         return _solution(grams, y, C, a, _bias(a, y, C, Kd), d, status, attempts)
 
 
@@ -139,7 +155,9 @@ class HingeMKLNewton:
     safeguarded by Armijo backtracking on J; when backtracking fails (J is only as exact as libsvm's
     ``svm_tol``), the SVM tolerance is tightened 100× once and the step retried. Stops when
     the MKL duality gap (see module doc) is at most ``gap_tol·|J|``. With a single column the
-    master is one SVM solve.
+    master is one SVM solve. Steps that stop short of that gap hand the columns to the QCQP
+    master (:meth:`_qcqp_fallback`, recorded as an attempt; up to
+    :data:`QCQP_FALLBACK_MAX_N` samples).
     """
 
     def __init__(self, y, C: float = 1.0, gap_tol: float = 1e-6, svm_tol: float = 1e-6,
@@ -158,7 +176,7 @@ class HingeMKLNewton:
         svm_tol = self.svm_tol
         svm, Kd = combined_svm(grams, d, y, C, svm_tol)
         attempts = list(svm.attempts)
-        status = svm.status
+        status, stalled = svm.status, False  # stalled: no step descends, the gap open
         for _ in range(self.max_steps):
             Kw = _column_products(grams, svm.alpha * y)
             T = 0.5 * (svm.alpha * y) @ Kw
@@ -174,7 +192,7 @@ class HingeMKLNewton:
                 direction = np.eye(len(d))[np.argmax(T)] - d  # descends by the gap
                 slope = -T @ direction
             if slope >= 0:
-                status = Status.OPTIMAL_INACCURATE
+                status, stalled = Status.OPTIMAL_INACCURATE, True
                 attempts.append(Attempt("newton", status, "no descent direction (gap not closed)"))
                 break
             t = 1.0
@@ -190,7 +208,7 @@ class HingeMKLNewton:
                                             f"failed: SVM tolerance tightened to {svm_tol:g}"))
                     svm, Kd = combined_svm(grams, d, y, C, svm_tol)
                     continue
-                status = Status.OPTIMAL_INACCURATE
+                status, stalled = Status.OPTIMAL_INACCURATE, True
                 attempts.append(Attempt("newton", status, "line search failed (gap not closed)"))
                 break
             d = np.clip(d + t * direction, 0.0, None)
@@ -201,7 +219,26 @@ class HingeMKLNewton:
         else:
             status = Status.ITERATION_LIMIT
             attempts.append(Attempt("newton", status, f"max_steps={self.max_steps} reached"))
-        return _solution(grams, y, C, svm.alpha, svm.bias, d, status, attempts)
+        solution = _solution(grams, y, C, svm.alpha, svm.bias, d, status, attempts)
+        if not stalled or len(y) > QCQP_FALLBACK_MAX_N:
+            return solution
+        return self._qcqp_fallback(grams, solution)
+
+    def _qcqp_fallback(self, grams, stopped: MasterSolution) -> MasterSolution:
+        """The reference QCQP master on the same columns, after Newton steps that stopped
+        short of a closed gap; its solution when it is optimal, else the Newton one.
+
+        Where the SVM dual for K(d) is not unique (K(d) singular on the free support vectors,
+        e.g. kernels constant on blocks of samples), −T(α) at libsvm's α is one subgradient of
+        J among many: J can be minimal while the gap measured at that α stays open, and no
+        step descends. The QCQP's α and d are optimal together."""
+        qcqp = HingeMKLQCQP(self.y, self.C).solve(grams, stopped.weights)
+        note = Attempt("newton", stopped.status, "gap not closed: solved by the QCQP master")
+        if qcqp.status is Status.OPTIMAL:
+            qcqp.attempts = stopped.attempts + [note] + qcqp.attempts
+            return qcqp
+        stopped.attempts += [note] + qcqp.attempts
+        return stopped
 
     def _model_minimizer(self, Kd, Kw, d, alpha, T):
         """argmin over the simplex of −Tᵀ(e − d) + ½ (e − d)ᵀ H (e − d).

@@ -6,7 +6,7 @@ from functools import partial
 
 import numpy as np
 
-from ..solvers import Status, ascend_box, maximize_box
+from ..solvers import Status, ascend_box, maximize_box, newton_box
 
 from ..contracts import OracleResult, PricingRound
 from ..threads import one_blas_thread
@@ -29,13 +29,17 @@ class IpoptOracle:
     fast; the screening too): one batched evaluation of the family
     (:meth:`KernelFamily.batch_pricer`, two matrix products for the Gaussians) moves every
     start. (2) The end points that are new columns are grouped into basins (1 % apart, see
-    :meth:`_basins`), at most the round's ``n_price``, and ascend further in double
-    precision (relative tolerance ``10⁻³·tol``, at most ``max_iter // 2`` steps). (3) The
-    ``n_polish`` best are polished by IPOPT with analytic gradients and a limited-memory
-    Hessian (same ``tol`` and ``max_iter``); SciPy's L-BFGS-B takes over when cyipopt is
-    missing or a polish fails (``method="lbfgsb"`` uses it throughout), each fallback an
-    attempt in the result. Every returned price is evaluated in double precision at its
-    returned θ. Not global: see the DC oracle for a bound.
+    :meth:`_basins`), at most the round's ``n_price``, and refined together in double
+    precision to the relative tolerance ``10⁻³·tol`` (at most ``max_iter // 2`` iterations):
+    by projected Newton steps (:func:`solvers.newton_box`, Hessians in ``search_dtype`` on
+    the free coordinates only) where the pricing problem has Hessians
+    (``hessian_batch``: the Gaussian families), else by projected gradient. (3) IPOPT, with
+    analytic gradients and a limited-memory Hessian (same ``tol`` and ``max_iter``), polishes
+    the ``n_polish`` best that stage (2) did not bring to a Newton-converged point; SciPy's
+    L-BFGS-B takes over when cyipopt is missing or a polish fails (``method="lbfgsb"`` uses
+    it throughout), each fallback an attempt in the result. Every returned price is
+    evaluated in double precision at its returned θ. Not global: see the DC oracle for a
+    bound.
     """
 
     def __init__(self, n_starts: int = 8, n_samples: int = 200, n_warm: int = 4,
@@ -69,17 +73,23 @@ class IpoptOracle:
             ends = self._basins(problem, ascent, pricing_round)
             if not len(ends):  # every start climbed to a current column: nothing new here
                 continue
-            ends = ascend_box(problem.values_and_grads, ends, problem.lower, problem.upper,
-                              tol=1e-3 * self.tol, max_iter=self.max_iter // 2).x
-            res = maximize_box(problem.value_and_grad, ends[:self.n_polish], problem.lower,
+            refined = self._refine(problem, ends)
+            # IPOPT polishes the `n_polish` best, except where Newton steps converged
+            polish = np.arange(len(ends)) < self.n_polish
+            if refined.newton:
+                statuses += [Status.OPTIMAL] * int(np.sum(polish & refined.converged))
+                polish &= ~refined.converged
+            res = maximize_box(problem.value_and_grad, refined.x[polish], problem.lower,
                                problem.upper, method=self.method, tol=self.tol,
-                               max_iter=self.max_iter)
-            attempts += [a for a in res.attempts if a.solver != self.method or not a.status.usable]
-            statuses += res.statuses
-            rest = ends[self.n_polish:]
-            values = problem.values_and_grads(rest, grad=False)[0] if len(rest) else []
-            scored += [(v, problem.column(x)) for v, x in zip(np.append(res.fun, values),
-                                                              np.vstack([res.x, rest]))]
+                               max_iter=self.max_iter) if polish.any() else None
+            if res is not None:
+                attempts += [a for a in res.attempts
+                             if a.solver != self.method or not a.status.usable]
+                statuses += res.statuses
+                scored += [(v, problem.column(x)) for v, x in zip(res.fun, res.x)]
+            kept = refined.x[~polish]
+            values = problem.values_and_grads(kept, grad=False)[0] if len(kept) else []
+            scored += [(v, problem.column(x)) for v, x in zip(values, kept)]
         # local maxima found from different starts agree only to the solver's tolerance
         columns, scores = best_distinct(scored, pricing_round.n_price, exclude=pricing_round.columns, rtol=1e-3)
         # no polish at all: the searches found only current columns, a complete answer
@@ -88,6 +98,22 @@ class IpoptOracle:
             else Status.SOLVER_ERROR
         return OracleResult(columns, scores, sum(p.n_evals for p in pricing_round.problems),
                             status=status, attempts=attempts)
+
+    def _refine(self, problem, ends):
+        """Stage (2): the basins' end points refined in double precision (relative tolerance
+        ``10⁻³·tol``, at most ``max_iter // 2`` iterations), by projected Newton steps
+        (:func:`solvers.newton_box`, Hessians in ``search_dtype``) where the problem has
+        Hessians, else by projected gradient. ``newton`` says which."""
+        hessians = getattr(problem, "hessian_batch", lambda dtype: None)(self.search_dtype)
+        kwargs = dict(tol=1e-3 * self.tol, max_iter=self.max_iter // 2)
+        if hessians is None:
+            res = ascend_box(problem.values_and_grads, ends, problem.lower, problem.upper,
+                             **kwargs)
+        else:
+            res = newton_box(problem.values_and_grads, hessians, ends, problem.lower,
+                             problem.upper, **kwargs)
+        res.newton = hessians is not None
+        return res
 
     @staticmethod
     def _basins(problem, ascent, pricing_round) -> np.ndarray:
