@@ -14,6 +14,7 @@ from numpy.polynomial import chebyshev
 from scipy.optimize import linprog
 
 from sipkl.contracts import PricingRound
+from sipkl.oracles import IpoptOracle
 from sipkl.sip import (Box, FiniteSet, LipschitzOracle, SemiInfiniteConstraint,
                        SemiInfiniteProgram)
 from sipkl.sip.space import ConstraintPrice, IndexPointPricing
@@ -235,6 +236,31 @@ def test_lipschitz_bound_holds_against_brute_force():
             best = res.scores[0]
             assert best > cut and res.upper_bound <= best + max(slack, best - cut)
             assert best <= res.upper_bound
+
+
+@pytest.mark.parametrize("t_scale", [1.0, 1e3])
+def test_ipopt_oracle_moves_an_index_point_to_a_close_violator(t_scale):
+    """h(t) = 10⁻⁸ − (t/w − 0.3)² on [−w, w] with the index point t₀ = (0.3 + 2·10⁻⁴)·w,
+    closer to the maximizer 0.3·w than 10⁻³ of the box's width: h(t₀) = −3·10⁻⁸ is no
+    violation, h(0.3·w) = 10⁻⁸ is one above the cut 10⁻⁹. The oracle returns the maximizer
+    (closed form); with the cut above the maximum it returns no point near t₀."""
+    T = Box([-t_scale], [t_scale])
+    h = lambda x, t: 1e-8 - (t[:, 0] / t_scale - 0.3) ** 2
+    dh = lambda x, t: -2.0 * (t / t_scale - 0.3) / t_scale
+    sic = SemiInfiniteConstraint(h, cp.Variable(), T, grad_t=dh, vectorized=True, name="h")
+    problem = IndexPointPricing(sic, ConstraintPrice(None, 1.0))
+    current = [problem.column([(0.3 + 2e-4) * t_scale])]
+    for cut in (1e-9, 2e-8):
+        pricing_round = PricingRound([problem], None, current, 0.0, 3,
+                                     np.random.default_rng(0), cut=cut)
+        res = IpoptOracle().price(pricing_round)
+        near = [(c.theta[0] / t_scale, s) for c, s in zip(res.columns, res.scores)
+                if abs(c.theta[0] / t_scale - 0.3) < 1e-3]
+        if cut < 1e-8:
+            assert len(near) == 1 and near[0][1] > cut
+            np.testing.assert_allclose(near[0][0], 0.3, atol=1e-6)
+        else:
+            assert near == []
 
 
 def test_finite_difference_gradient_against_the_derivative():

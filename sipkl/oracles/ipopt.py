@@ -35,7 +35,11 @@ class IpoptOracle:
     Hessian (same ``tol`` and ``max_iter``); SciPy's L-BFGS-B takes over when cyipopt is
     missing or a polish fails (``method="lbfgsb"`` uses it throughout), each fallback an
     attempt in the result. Every returned price is evaluated in double precision at its
-    returned θ. Not global: see the DC oracle for a bound.
+    returned θ. Over an index set of a semi-infinite program (a family with a ``width``) the
+    current index points also climb in double precision (:meth:`_refined`), and a point
+    priced above the engine's cut is a new candidate however close to a current one
+    (:func:`~sipkl.oracles.best_distinct` with ``cut``). Not global: see the DC oracle for a
+    bound.
     """
 
     def __init__(self, n_starts: int = 8, n_samples: int = 200, n_warm: int = 4,
@@ -66,6 +70,8 @@ class IpoptOracle:
             ascent = ascend_box(partial(problem.values_and_grads, dtype=self.search_dtype),
                                 starts, problem.lower, problem.upper, tol=self.tol,
                                 max_iter=self.max_iter // 2)
+            if len(own) and getattr(problem.family, "width", None) is not None:
+                scored += self._refined(problem, own)
             ends = self._basins(problem, ascent, pricing_round)
             if not len(ends):  # every start climbed to a current column: nothing new here
                 continue
@@ -81,13 +87,27 @@ class IpoptOracle:
             scored += [(v, problem.column(x)) for v, x in zip(np.append(res.fun, values),
                                                               np.vstack([res.x, rest]))]
         # local maxima found from different starts agree only to the solver's tolerance
-        columns, scores = best_distinct(scored, pricing_round.n_price, exclude=pricing_round.columns, rtol=1e-3)
+        # (an index point priced above the cut is new however close to a current one)
+        columns, scores = best_distinct(scored, pricing_round.n_price,
+                                        exclude=pricing_round.columns, rtol=1e-3,
+                                        cut=pricing_round.cut)
         # no polish at all: the searches found only current columns, a complete answer
         status = Status.OPTIMAL if not statuses or any(s is Status.OPTIMAL for s in statuses) \
             else Status.OPTIMAL_INACCURATE if any(s.usable for s in statuses) \
             else Status.SOLVER_ERROR
         return OracleResult(columns, scores, sum(p.n_evals for p in pricing_round.problems),
                             status=status, attempts=attempts)
+
+    def _refined(self, problem, own) -> list:
+        """The exchange step of a semi-infinite program: every current index point ``own``
+        climbs in double precision (relative tolerance ``10⁻³·tol``), as ``(price, column)``
+        pairs. An active point sits near a maximizer of t ↦ g(x_k, t) that the master's
+        new x_k has moved; the single-precision search cannot see a violation of the order
+        of ``tol`` there, and its end points near current columns are not new (see
+        :meth:`_basins`). A moved point priced above the cut is then a new index point."""
+        moved = ascend_box(problem.values_and_grads, own, problem.lower, problem.upper,
+                           tol=1e-3 * self.tol, max_iter=self.max_iter // 2)
+        return [(v, problem.column(x)) for v, x in zip(moved.fun, moved.x)]
 
     @staticmethod
     def _basins(problem, ascent, pricing_round) -> np.ndarray:
