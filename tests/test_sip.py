@@ -152,13 +152,16 @@ def test_the_scale_of_a_variable_times_one_index_point():
     np.testing.assert_allclose(scale, [np.exp(0.5) + 2.0 + 1.5])
 
 
-def test_a_zero_optimum_keeps_the_objective_scale_and_prune_false_keeps_every_point():
+@pytest.mark.parametrize("oracle", ["ipopt", "grid"])
+def test_dropping_points_only_after_an_increase_converges_where_every_round_cycles(oracle):
     """min z s.t. |e^t − x₀ − x₁t| ≤ z on [0, 1] from one index point per side: the first
     master's optimum is z = 0 (to round-off), which must not become the objective's scale
     (dividing by 1e-16 made the next master "unbounded"). Each new point then lies on one side
-    only, so dropping the inactive ones lets the line tilt back and forth; with
-    ``prune=False`` (every point kept: Kelley's cutting planes) the run reaches the best
-    line's closed-form error (2 − e + m ln m)/2, m = e − 1."""
+    only, so dropping the inactive points after every solve (``prune=True``) lets the line
+    tilt back and forth to the iteration limit; the default drops them only after the master's
+    value increased (Hettich & Kortanek's exchange method) and, like ``prune=False`` (every
+    point kept: Kelley's cutting planes), reaches the best line's closed-form error
+    (2 − e + m ln m)/2, m = e − 1."""
     x, z = cp.Variable(2), cp.Variable()
     T = Box([0.0], [1.0])
     program = SemiInfiniteProgram(cp.Minimize(z), [
@@ -167,12 +170,41 @@ def test_a_zero_optimum_keeps_the_objective_scale_and_prune_false_keeps_every_po
         SemiInfiniteConstraint(lambda x, t: x[0] + x[1] * t[:, 0] - np.exp(t[:, 0]) - z, x, T,
                                vectorized=True)])
     start = [np.array([[0.5]]), np.array([[0.5]])]
-    assert program.solve("ipopt", initial_points=start, max_iter=5,
-                         random_state=0).status != "master_failed"
-    res = program.solve("ipopt", initial_points=start, prune=False, random_state=0)
     m = np.e - 1.0
-    assert res.success, res.message
-    np.testing.assert_allclose(res.objective, (2.0 - np.e + m * np.log(m)) / 2.0, rtol=1e-5)
+    for prune in ("increase", False):
+        res = program.solve(oracle, initial_points=start, prune=prune, random_state=0)
+        assert res.success, res.message
+        np.testing.assert_allclose(res.objective, (2.0 - np.e + m * np.log(m)) / 2.0,
+                                   rtol=1e-5)
+    cycling = program.solve(oracle, initial_points=start, prune=True, max_iter=30,
+                            random_state=0)
+    assert cycling.status == "iteration_limit"
+
+
+def test_drop_rule_needs_an_increase_relative_to_the_objective_scale():
+    """DropAfterIncrease against its definition, written out: True at the first solve, then
+    only after an increase of more than rtol·σ_f since the last True (a decrease for a
+    maximization); the same answers with f and σ_f multiplied by 1000."""
+    from sipkl.contracts import MasterSolution, Status
+    from sipkl.sip.drop_rule import DropAfterIncrease
+
+    def answers(sense, values, unit):
+        rule = DropAfterIncrease(sense, rtol=1e-6)
+        return [rule(MasterSolution(weights=np.ones(1), objective=sense * v * unit, price=None,
+                                    threshold=0.0, gap=0.0, status=Status.OPTIMAL,
+                                    model={"objective_scale": 2.0 * unit}))
+                for v in values]
+
+    # increases since the last drop: none (first), 1e-6 (≤ 2e-6), 3e-6 (> 2e-6), 1.5e-6, 3e-6
+    values = [1.0, 1.0 + 1e-6, 1.0 + 3e-6, 1.0 + 4.5e-6, 1.0 + 6e-6]
+    expected = [True, False, True, False, True]
+    for sense in (1, -1):
+        for unit in (1.0, 1e3):
+            assert answers(sense, values, unit) == expected
+    with pytest.raises(ValueError, match="sense"):
+        DropAfterIncrease(0)
+    with pytest.raises(ValueError, match="rtol"):
+        DropAfterIncrease(1, rtol=0.0)
 
 
 # -- 3. scale-free: the same run in other units -----------------------------------------

@@ -28,9 +28,6 @@ SLOW = {("lipschitz", "chebyshev_t10"), ("lipschitz", "tensor_exp2d"),
 NOT_CERTIFIED = ("the Lipschitz oracle spends its evaluation budget with its bound still above "
                  "the cut: no_new_column")
 KNOWN = {
-    ("ipopt", "powell_disc"): ("one active index point: the pruned master leaves x₁ free and "
-                               "the run cycles to the iteration limit"),
-    ("lipschitz", "powell_disc"): "as with IPOPT: cycles to the iteration limit",
     ("lipschitz", "tanaka_tan6"): NOT_CERTIFIED,
     ("lipschitz", "chebyshev_t10"): NOT_CERTIFIED,
     ("lipschitz", "tensor_exp2d"): NOT_CERTIFIED,
