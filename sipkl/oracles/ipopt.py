@@ -32,7 +32,8 @@ class IpoptOracle:
     :meth:`_basins`), at most the round's ``n_price``, and ascend further in double
     precision (relative tolerance ``10⁻³·tol``, at most ``max_iter // 2`` steps). (3) The
     ``n_polish`` best are polished by IPOPT with analytic gradients and a limited-memory
-    Hessian (same ``tol`` and ``max_iter``); SciPy's L-BFGS-B takes over when cyipopt is
+    Hessian (same ``tol`` and ``max_iter``; the objective scaled by the pricing problem's
+    ``value_scale`` when it states one); SciPy's L-BFGS-B takes over when cyipopt is
     missing or a polish fails (``method="lbfgsb"`` uses it throughout), each fallback an
     attempt in the result. Every returned price is evaluated in double precision at its
     returned θ. Over an index set of a semi-infinite program (a family with a ``width``) the
@@ -79,7 +80,8 @@ class IpoptOracle:
                               tol=1e-3 * self.tol, max_iter=self.max_iter // 2).x
             res = maximize_box(problem.value_and_grad, ends[:self.n_polish], problem.lower,
                                problem.upper, method=self.method, tol=self.tol,
-                               max_iter=self.max_iter)
+                               max_iter=self.max_iter,
+                               value_scale=getattr(problem, "value_scale", None))
             attempts += [a for a in res.attempts if a.solver != self.method or not a.status.usable]
             statuses += res.statuses
             rest = ends[self.n_polish:]
