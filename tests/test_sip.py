@@ -396,6 +396,8 @@ BAD = [
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve("lipschitz"), ValueError,
      "lipschitz"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(tol=-1.0), ValueError, "tol"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(prune="sometimes"), ValueError,
+     "prune"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(lipschitz=-1.0), ValueError,
      "lipschitz"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(lipschitz={"other": 1.0}),

@@ -61,8 +61,8 @@ class IpoptOracle:
             if problem.family.finite:
                 raise ValueError(f"IpoptOracle needs a continuous family, got the finite "
                                  f"{problem.family!r}: use oracle='grid'")
-            sample = problem.family.starting_points(pricing_round.X, max(self.n_samples, self.n_starts),
-                                                    pricing_round.rng)
+            sample = problem.family.starting_points(
+                pricing_round.X, max(self.n_samples, self.n_starts), pricing_round.rng)
             starts = self._best(problem, sample, self.n_starts, self.search_dtype)
             own = np.array([c.theta for c in pricing_round.columns if c.family == problem.family])
             if len(own) and self.n_warm > 0:
@@ -104,9 +104,10 @@ class IpoptOracle:
         """The exchange step of a semi-infinite program: every current index point ``own``
         climbs in double precision (relative tolerance ``10⁻³·tol``), as ``(price, column)``
         pairs. An active point sits near a maximizer of t ↦ g(x_k, t) that the master's
-        new x_k has moved; the single-precision search cannot see a violation of the order
-        of ``tol`` there, and its end points near current columns are not new (see
-        :meth:`_basins`). A moved point priced above the cut is then a new index point."""
+        new x_k has moved; the single-precision search cannot see a violation of the size
+        of the cut there (10⁻⁸ of the terms of g, say), and its end points near current
+        columns are not new (see :meth:`_basins`). A moved point priced above the cut is then
+        a new index point."""
         moved = ascend_box(problem.values_and_grads, own, problem.lower, problem.upper,
                            tol=1e-3 * self.tol, max_iter=self.max_iter // 2)
         return [(v, problem.column(x)) for v, x in zip(moved.fun, moved.x)]
