@@ -72,9 +72,12 @@ class ColumnGeneration:
     max_iter, time_limit : stop after that many master solves / seconds.
     n_price : int
         Columns added per iteration at most (multiple pricing).
-    prune : bool
+    prune : bool or callable
         Drop columns whose weight is zero after each master solve: at most ``PRUNE_RTOL``
-        (1e-6) times the largest weight, the accuracy of interior-point duals.
+        (1e-6) times the largest weight, the accuracy of interior-point duals. A callable
+        ``prune(solution) -> bool``, called after every master solve, decides per solve
+        whether to drop them (a drop rule, e.g. the exchange method's
+        :class:`~sipkl.sip.drop_rule.DropAfterIncrease`).
     callback : callable, optional
         ``callback(intermediate_result)`` after each iteration; raise ``StopIteration`` to stop.
     verbose : int
@@ -93,7 +96,7 @@ class ColumnGeneration:
     def __init__(self, master: Master, oracle: Oracle, *, tol: float = 1e-4, atol: float = 0.0,
                  obj_tol: float = 0.0, obj_atol: float = 0.0, max_iter: int = 100,
                  time_limit: Optional[float] = None,
-                 n_price: int = 5, prune: bool = True, callback: Optional[Callable] = None,
+                 n_price: int = 5, prune=True, callback: Optional[Callable] = None,
                  verbose: int = 0, random_state=None, regularizer: Optional[Callable] = None,
                  checkpoint=None):
         if not isinstance(master, Master):
@@ -353,7 +356,8 @@ class ColumnGeneration:
         return False
 
     def _pruned(self, columns, sol: MasterSolution):
-        if not self.prune or len(columns) <= 1:
+        drop = self.prune(sol) if callable(self.prune) else self.prune
+        if not drop or len(columns) <= 1:
             return columns, sol
         keep = sol.weights > PRUNE_RTOL * sol.weights.max()
         if keep.all():

@@ -32,7 +32,8 @@ _IPOPT_OK = {0: Status.OPTIMAL, 1: Status.OPTIMAL_INACCURATE,  # solved / accept
 
 def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: np.ndarray,
                  lower: np.ndarray, upper: np.ndarray, *, method: str = "ipopt",
-                 tol: float = 1e-8, max_iter: int = 100) -> OptimizeResult:
+                 tol: float = 1e-8, max_iter: int = 100,
+                 value_scale: float = None) -> OptimizeResult:
     """Maximize ``fun`` over the box ``[lower, upper]`` from each row of ``starts``.
 
     Parameters
@@ -44,6 +45,11 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
     method : {"ipopt", "lbfgsb"}
         Back-end. ``"ipopt"`` falls back to L-BFGS-B per start when IPOPT is missing or
         fails; each fallback is an :class:`~sipkl.solvers.status.Attempt` in ``result.attempts``.
+    value_scale : float, optional
+        The magnitude of the numbers ``fun`` compares, when it is known (IPOPT scales the
+        objective by it). Default: |fun| at the start, which misleads when the value is
+        a difference of larger terms that nearly cancel (a violation near 0): the scaled
+        objective is then round-off, and IPOPT spends its iterations on it.
 
     Returns
     -------
@@ -73,7 +79,7 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
             try:
                 res = _minimize_ipopt(negated, x0, jac=True, bounds=bounds,
                                       options=_ipopt_options(negated, x0, lower, upper, tol,
-                                                             max_iter))
+                                                             max_iter, value_scale))
                 status = _IPOPT_OK.get(int(res.status), Status.SOLVER_ERROR)
                 message = str(res.message)
             except Exception as exc:  # an exception raised inside a callback lands here
@@ -106,7 +112,7 @@ def _start_size(x, lower, upper) -> np.ndarray:
     return np.maximum(np.abs(np.atleast_2d(x)).max(1), max(1e-3 * width, 1e-8))
 
 
-def _ipopt_options(negated, x0, lower, upper, tol, max_iter) -> dict:
+def _ipopt_options(negated, x0, lower, upper, tol, max_iter, value_scale=None) -> dict:
     """IPOPT options for a bound-constrained local search that stays near its start.
 
     Three defaults of IPOPT send a start far away on functions with plateaus (such as
@@ -115,12 +121,14 @@ def _ipopt_options(negated, x0, lower, upper, tol, max_iter) -> dict:
     that a step making the objective worse is accepted; ``bound_push`` moves starts off
     their bounds; and the first limited-memory step is the raw gradient. We scale the
     objective to order one at the start, keep the barrier small, and make the first step
-    a tenth of the start's size.
+    a tenth of the start's size. The objective's magnitude is ``value_scale`` when given,
+    else |value| at the start (or the gradient times the start's size, when larger).
     """
     value, grad = negated(x0)
     typical = float(_start_size(x0, lower, upper)[0])
     gmax = float(np.max(np.abs(grad)))
-    scale = 1.0 / max(abs(float(value)), gmax * typical, 1e-300)
+    magnitude = abs(float(value)) if value_scale is None else value_scale
+    scale = 1.0 / max(magnitude, gmax * typical, 1e-300)
     return {"hessian_approximation": "limited-memory", "obj_scaling_factor": scale,
             "nlp_scaling_method": "none",
             "limited_memory_init_val": float(max(scale * gmax / (0.1 * typical), 1e-8)),

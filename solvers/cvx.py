@@ -1,6 +1,7 @@
 """Solve a cvxpy problem with a preference list of solvers and explicit fallback."""
 from __future__ import annotations
 
+import functools
 import time
 import warnings
 from typing import Sequence
@@ -24,7 +25,7 @@ def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS,
 
     Returns the final status and the list of attempts (the last one is the one in effect).
     """
-    installed = set(cp.installed_solvers())
+    installed = _installed_solvers()
     attempts: list[Attempt] = []
     inaccurate_values = None
     for name in solvers:
@@ -55,6 +56,13 @@ def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS,
                       RuntimeWarning, stacklevel=2)
         return Status.OPTIMAL_INACCURATE, attempts
     return (attempts[-1].status if attempts else Status.SOLVER_ERROR), attempts
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_solvers() -> frozenset:
+    """cvxpy's installed solvers, asked once per process (cvxpy probes every back-end on
+    each call, a few milliseconds: as long as a small master's solve)."""
+    return frozenset(cp.installed_solvers())
 
 
 def _duals(problem: cp.Problem):

@@ -14,6 +14,7 @@ from numpy.polynomial import chebyshev
 from scipy.optimize import linprog
 
 from sipkl.contracts import PricingRound
+from sipkl.oracles import IpoptOracle
 from sipkl.sip import (Box, FiniteSet, LipschitzOracle, SemiInfiniteConstraint,
                        SemiInfiniteProgram)
 from sipkl.sip.space import ConstraintPrice, IndexPointPricing
@@ -151,13 +152,16 @@ def test_the_scale_of_a_variable_times_one_index_point():
     np.testing.assert_allclose(scale, [np.exp(0.5) + 2.0 + 1.5])
 
 
-def test_a_zero_optimum_keeps_the_objective_scale_and_prune_false_keeps_every_point():
+@pytest.mark.parametrize("oracle", ["ipopt", "grid"])
+def test_dropping_points_only_after_an_increase_converges_where_every_round_cycles(oracle):
     """min z s.t. |e^t − x₀ − x₁t| ≤ z on [0, 1] from one index point per side: the first
     master's optimum is z = 0 (to round-off), which must not become the objective's scale
     (dividing by 1e-16 made the next master "unbounded"). Each new point then lies on one side
-    only, so dropping the inactive ones lets the line tilt back and forth; with
-    ``prune=False`` (every point kept: Kelley's cutting planes) the run reaches the best
-    line's closed-form error (2 − e + m ln m)/2, m = e − 1."""
+    only, so dropping the inactive points after every solve (``prune=True``) lets the line
+    tilt back and forth to the iteration limit; the default drops them only after the master's
+    value increased (Hettich & Kortanek's exchange method) and, like ``prune=False`` (every
+    point kept: Kelley's cutting planes), reaches the best line's closed-form error
+    (2 − e + m ln m)/2, m = e − 1."""
     x, z = cp.Variable(2), cp.Variable()
     T = Box([0.0], [1.0])
     program = SemiInfiniteProgram(cp.Minimize(z), [
@@ -166,12 +170,41 @@ def test_a_zero_optimum_keeps_the_objective_scale_and_prune_false_keeps_every_po
         SemiInfiniteConstraint(lambda x, t: x[0] + x[1] * t[:, 0] - np.exp(t[:, 0]) - z, x, T,
                                vectorized=True)])
     start = [np.array([[0.5]]), np.array([[0.5]])]
-    assert program.solve("ipopt", initial_points=start, max_iter=5,
-                         random_state=0).status != "master_failed"
-    res = program.solve("ipopt", initial_points=start, prune=False, random_state=0)
     m = np.e - 1.0
-    assert res.success, res.message
-    np.testing.assert_allclose(res.objective, (2.0 - np.e + m * np.log(m)) / 2.0, rtol=1e-5)
+    for prune in ("increase", False):
+        res = program.solve(oracle, initial_points=start, prune=prune, random_state=0)
+        assert res.success, res.message
+        np.testing.assert_allclose(res.objective, (2.0 - np.e + m * np.log(m)) / 2.0,
+                                   rtol=1e-5)
+    cycling = program.solve(oracle, initial_points=start, prune=True, max_iter=30,
+                            random_state=0)
+    assert cycling.status == "iteration_limit"
+
+
+def test_drop_rule_needs_an_increase_relative_to_the_objective_scale():
+    """DropAfterIncrease against its definition, written out: True at the first solve, then
+    only after an increase of more than rtol·σ_f since the last True (a decrease for a
+    maximization); the same answers with f and σ_f multiplied by 1000."""
+    from sipkl.contracts import MasterSolution, Status
+    from sipkl.sip.drop_rule import DropAfterIncrease
+
+    def answers(sense, values, unit):
+        rule = DropAfterIncrease(sense, rtol=1e-6)
+        return [rule(MasterSolution(weights=np.ones(1), objective=sense * v * unit, price=None,
+                                    threshold=0.0, gap=0.0, status=Status.OPTIMAL,
+                                    model={"objective_scale": 2.0 * unit}))
+                for v in values]
+
+    # increases since the last drop: none (first), 1e-6 (≤ 2e-6), 3e-6 (> 2e-6), 1.5e-6, 3e-6
+    values = [1.0, 1.0 + 1e-6, 1.0 + 3e-6, 1.0 + 4.5e-6, 1.0 + 6e-6]
+    expected = [True, False, True, False, True]
+    for sense in (1, -1):
+        for unit in (1.0, 1e3):
+            assert answers(sense, values, unit) == expected
+    with pytest.raises(ValueError, match="sense"):
+        DropAfterIncrease(0)
+    with pytest.raises(ValueError, match="rtol"):
+        DropAfterIncrease(1, rtol=0.0)
 
 
 # -- 3. scale-free: the same run in other units -----------------------------------------
@@ -235,6 +268,31 @@ def test_lipschitz_bound_holds_against_brute_force():
             best = res.scores[0]
             assert best > cut and res.upper_bound <= best + max(slack, best - cut)
             assert best <= res.upper_bound
+
+
+@pytest.mark.parametrize("t_scale", [1.0, 1e3])
+def test_ipopt_oracle_moves_an_index_point_to_a_close_violator(t_scale):
+    """h(t) = 10⁻⁸ − (t/w − 0.3)² on [−w, w] with the index point t₀ = (0.3 + 2·10⁻⁴)·w,
+    closer to the maximizer 0.3·w than 10⁻³ of the box's width: h(t₀) = −3·10⁻⁸ is no
+    violation, h(0.3·w) = 10⁻⁸ is one above the cut 10⁻⁹. The oracle returns the maximizer
+    (closed form); with the cut above the maximum it returns no point near t₀."""
+    T = Box([-t_scale], [t_scale])
+    h = lambda x, t: 1e-8 - (t[:, 0] / t_scale - 0.3) ** 2
+    dh = lambda x, t: -2.0 * (t / t_scale - 0.3) / t_scale
+    sic = SemiInfiniteConstraint(h, cp.Variable(), T, grad_t=dh, vectorized=True, name="h")
+    problem = IndexPointPricing(sic, ConstraintPrice(None, 1.0))
+    current = [problem.column([(0.3 + 2e-4) * t_scale])]
+    for cut in (1e-9, 2e-8):
+        pricing_round = PricingRound([problem], None, current, 0.0, 3,
+                                     np.random.default_rng(0), cut=cut)
+        res = IpoptOracle().price(pricing_round)
+        near = [(c.theta[0] / t_scale, s) for c, s in zip(res.columns, res.scores)
+                if abs(c.theta[0] / t_scale - 0.3) < 1e-3]
+        if cut < 1e-8:
+            assert len(near) == 1 and near[0][1] > cut
+            np.testing.assert_allclose(near[0][0], 0.3, atol=1e-6)
+        else:
+            assert near == []
 
 
 def test_finite_difference_gradient_against_the_derivative():
@@ -338,6 +396,8 @@ BAD = [
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve("lipschitz"), ValueError,
      "lipschitz"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(tol=-1.0), ValueError, "tol"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(prune="sometimes"), ValueError,
+     "prune"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(lipschitz=-1.0), ValueError,
      "lipschitz"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(lipschitz={"other": 1.0}),

@@ -25,18 +25,9 @@ SLOW = {("lipschitz", "chebyshev_t10"), ("lipschitz", "tensor_exp2d"),
 
 #: the runs that miss the target today, and why (each one is a strict xfail: it fails the
 #: suite as soon as it passes, so that the mark is removed with the fix)
-EXCLUSION = ("IpoptOracle drops candidates within 1e-3·width of a current index point, so the "
-             "exchange cannot refine an active point past that distance")
 NOT_CERTIFIED = ("the Lipschitz oracle spends its evaluation budget with its bound still above "
                  "the cut: no_new_column")
 KNOWN = {
-    ("ipopt", "chebyshev_t6"): EXCLUSION,
-    ("ipopt", "chebyshev_t10"): EXCLUSION,
-    ("ipopt", "disc_projection"): EXCLUSION,
-    ("ipopt", "ball_linear"): EXCLUSION,
-    ("ipopt", "powell_disc"): ("one active index point: the pruned master leaves x₁ free and "
-                               "the run cycles to the iteration limit"),
-    ("lipschitz", "powell_disc"): "as with IPOPT: cycles to the iteration limit",
     ("lipschitz", "tanaka_tan6"): NOT_CERTIFIED,
     ("lipschitz", "chebyshev_t10"): NOT_CERTIFIED,
     ("lipschitz", "tensor_exp2d"): NOT_CERTIFIED,

@@ -313,3 +313,20 @@ def test_best_distinct_matches_the_pairwise_definition(seed):
                 assert [(c.family, c.theta) for c in got] == [(c.family, c.theta) for c in want]
                 assert all(a is b for a, b in zip(got, want))
                 np.testing.assert_array_equal(got_scores, np.array(want_scores, dtype=float))
+
+
+def test_best_distinct_with_a_cut_keeps_close_violators_of_an_index_set_only():
+    """Against the current columns (``exclude``): an index point priced above the cut is new
+    unless equal to one; below the cut, near ones (rtol·width) are not. A kernel family
+    keeps the rtol test whatever the score."""
+    from sipkl.sip import Box
+    T, iso = Box([0.0], [10.0]), GaussianIso()
+    current = [Column.make(T, [5.0]), Column.make(iso, [1.0])]
+    candidates = [(3.0, Column.make(T, [5.0])),  # equal: never new
+                  (2.0, Column.make(T, [5.001])),  # near, above the cut: new
+                  (0.5, Column.make(T, [4.999])),  # near, below the cut: not new
+                  (2.5, Column.make(iso, [1.0001]))]  # near kernel column: not new
+    chosen, scores = best_distinct(candidates, 4, exclude=current, rtol=1e-3, cut=1.0)
+    assert [c.theta for c in chosen] == [(5.001,)] and list(scores) == [2.0]
+    plain, _ = best_distinct(candidates, 4, exclude=current, rtol=1e-3)
+    assert plain == []

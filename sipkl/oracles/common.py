@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def best_distinct(candidates, n: int, exclude=(), rtol: float = 1e-5):
+def best_distinct(candidates, n: int, exclude=(), rtol: float = 1e-5, cut=None):
     """The ``n`` best of ``candidates`` (``(score, column)`` pairs), pairwise distinct.
 
     Two columns are the same when they share their family and their parameters agree to
@@ -16,6 +16,13 @@ def best_distinct(candidates, n: int, exclude=(), rtol: float = 1e-5):
     points t have signs and an origin of no meaning) compares to ``rtol·width`` per
     coordinate instead. Members of a finite family (θ an index) are the same only when equal.
     Columns in ``exclude`` are skipped.
+
+    ``cut`` (the engine's cut, optional) makes an index point priced above it new unless it
+    *equals* an excluded point: the excluded points are the current ones, at which the
+    master imposes g_j(x, t) ≤ 0, so their prices are at most the cut, and a point whose
+    price exceeds it differs from every one of them, however close (the exchange method
+    moves an active point towards the maximizer this way). The rule is scale-free: prices
+    are relative violations. Kernel families (no ``width``) keep the ``rtol`` test.
 
     Greedy in the order of decreasing score (ties in the given order): a candidate is taken
     when its score is finite and it is the same as no excluded and no taken column. The tests
@@ -37,8 +44,12 @@ def best_distinct(candidates, n: int, exclude=(), rtol: float = 1e-5):
         family_of[inside], row_of[inside] = f, np.arange(len(inside))
         stacks.append(stack[:len(inside)])
         if len(inside) < len(m):  # the candidates against this family's excluded columns
-            alive[inside] &= ~_same(families[f], stacks[f][:, None], stack[len(inside):],
-                                    rtol).any(axis=1)
+            near = _same(families[f], stacks[f][:, None], stack[len(inside):], rtol).any(axis=1)
+            if cut is not None and getattr(families[f], "width", None) is not None:
+                equal = _same(families[f], stacks[f][:, None], stack[len(inside):],
+                              0.0).any(axis=1)
+                near = equal | (near & ~(scores[inside] > cut))
+            alive[inside] &= ~near
     chosen = []
     while len(chosen) < n and alive.any():
         i = int(np.argmax(alive))

@@ -34,11 +34,16 @@ class IpoptOracle:
     by projected Newton steps (:func:`solvers.newton_box`, Hessians in ``search_dtype`` on
     the free coordinates only) where the pricing problem has Hessians
     (``hessian_batch``: the Gaussian families), else by projected gradient. (3) IPOPT, with
-    analytic gradients and a limited-memory Hessian (same ``tol`` and ``max_iter``), polishes
+    analytic gradients and a limited-memory Hessian (same ``tol`` and ``max_iter``; the
+    objective scaled by the pricing problem's ``value_scale`` when it states one), polishes
     the ``n_polish`` best that stage (2) did not bring to a Newton-converged point; SciPy's
     L-BFGS-B takes over when cyipopt is missing or a polish fails (``method="lbfgsb"`` uses
     it throughout), each fallback an attempt in the result. Every returned price is
-    evaluated in double precision at its returned θ. Not global: see the DC oracle for a
+    evaluated in double precision at its returned θ. Over an index set of a semi-infinite
+    program (a family with a ``width``) the current index points also climb in double
+    precision (:meth:`_moved_points`), and a point priced above the engine's cut is a new
+    candidate however close to a current one (:func:`~sipkl.oracles.best_distinct` with
+    ``cut``). Not global: see the DC oracle for a
     bound.
     """
 
@@ -60,8 +65,8 @@ class IpoptOracle:
             if problem.family.finite:
                 raise ValueError(f"IpoptOracle needs a continuous family, got the finite "
                                  f"{problem.family!r}: use oracle='grid'")
-            sample = problem.family.starting_points(pricing_round.X, max(self.n_samples, self.n_starts),
-                                                    pricing_round.rng)
+            sample = problem.family.starting_points(
+                pricing_round.X, max(self.n_samples, self.n_starts), pricing_round.rng)
             starts = self._best(problem, sample, self.n_starts, self.search_dtype)
             own = np.array([c.theta for c in pricing_round.columns if c.family == problem.family])
             if len(own) and self.n_warm > 0:
@@ -70,6 +75,8 @@ class IpoptOracle:
             ascent = ascend_box(partial(problem.values_and_grads, dtype=self.search_dtype),
                                 starts, problem.lower, problem.upper, tol=self.tol,
                                 max_iter=self.max_iter // 2)
+            if len(own) and getattr(problem.family, "width", None) is not None:
+                scored += self._moved_points(problem, own)
             ends = self._basins(problem, ascent, pricing_round)
             if not len(ends):  # every start climbed to a current column: nothing new here
                 continue
@@ -81,7 +88,9 @@ class IpoptOracle:
                 polish &= ~refined.converged
             res = maximize_box(problem.value_and_grad, refined.x[polish], problem.lower,
                                problem.upper, method=self.method, tol=self.tol,
-                               max_iter=self.max_iter) if polish.any() else None
+                               max_iter=self.max_iter,
+                               value_scale=getattr(problem, "value_scale", None)
+                               ) if polish.any() else None
             if res is not None:
                 attempts += [a for a in res.attempts
                              if a.solver != self.method or not a.status.usable]
@@ -91,7 +100,10 @@ class IpoptOracle:
             values = problem.values_and_grads(kept, grad=False)[0] if len(kept) else []
             scored += [(v, problem.column(x)) for v, x in zip(values, kept)]
         # local maxima found from different starts agree only to the solver's tolerance
-        columns, scores = best_distinct(scored, pricing_round.n_price, exclude=pricing_round.columns, rtol=1e-3)
+        # (an index point priced above the cut is new however close to a current one)
+        columns, scores = best_distinct(scored, pricing_round.n_price,
+                                        exclude=pricing_round.columns, rtol=1e-3,
+                                        cut=pricing_round.cut)
         # no polish at all: the searches found only current columns, a complete answer
         status = Status.OPTIMAL if not statuses or any(s is Status.OPTIMAL for s in statuses) \
             else Status.OPTIMAL_INACCURATE if any(s.usable for s in statuses) \
@@ -114,6 +126,18 @@ class IpoptOracle:
                              problem.upper, **kwargs)
         res.newton = hessians is not None
         return res
+
+    def _moved_points(self, problem, own) -> list:
+        """The exchange step of a semi-infinite program: every current index point ``own``
+        climbs in double precision (relative tolerance ``10⁻³·tol``), as ``(price, column)``
+        pairs. An active point sits near a maximizer of t ↦ g(x_k, t) that the master's
+        new x_k has moved; the single-precision search cannot see a violation of the size
+        of the cut there (10⁻⁸ of the terms of g, say), and its end points near current
+        columns are not new (see :meth:`_basins`). A moved point priced above the cut is then
+        a new index point."""
+        moved = ascend_box(problem.values_and_grads, own, problem.lower, problem.upper,
+                           tol=1e-3 * self.tol, max_iter=self.max_iter // 2)
+        return [(v, problem.column(x)) for v, x in zip(moved.fun, moved.x)]
 
     @staticmethod
     def _basins(problem, ascent, pricing_round) -> np.ndarray:

@@ -49,7 +49,8 @@ class DiscretizedMaster:
 
     ``gap`` is 0: cvxpy reports no duality gap, and the master's optimality is the solver's
     status (``optimal``; anything else is no certificate). ``model["values"]`` holds the
-    values of every variable, ``model["price"]`` the price. The problem may be infeasible or
+    values of every variable, ``model["price"]`` the price, ``model["objective_scale"]`` σ_f at
+    this solution (the scale of the next solve). The problem may be infeasible or
     unbounded: then the solution is the failed one with that status, which the engine
     reports as ``master_failed``.
     """
@@ -119,6 +120,7 @@ class DiscretizedMaster:
         scale = _positive(float(np.max(magnitude(self.objective.expr, 1))))
         if scale >= SCALE_COLLAPSE * self._objective_scale:
             self._objective_scale = scale
+        solution.model["objective_scale"] = self._objective_scale
         return solution
 
     @staticmethod

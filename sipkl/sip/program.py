@@ -6,8 +6,9 @@
 :class:`~sipkl.sip.space.IndexPointSpace`: the restricted master
 (:class:`~sipkl.sip.master.DiscretizedMaster`) imposes each constraint at the current index
 points, the oracle maximizes each violation t ↦ g_j(x_k, t)/s_j over T_j, the most violated
-points become constraints, and points whose multiplier is zero are dropped (the exchange
-method; Hettich & Kortanek 1993). :meth:`SemiInfiniteProgram.solve_discretized` solves the
+points become constraints, and points whose multiplier is zero are dropped after the
+master's value has increased (the exchange method; Hettich & Kortanek 1993, §7; see
+:mod:`sipkl.sip.drop_rule`). :meth:`SemiInfiniteProgram.solve_discretized` solves the
 same master once over a fixed grid of each T_j, the classical baseline.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ..run_status import RunStatus
 from ..solvers import Status
 from ..solvers.cvx import DEFAULT_SOLVERS
 from .constraint import SemiInfiniteConstraint
+from .drop_rule import DropAfterIncrease
 from .lipschitz import LipschitzOracle
 from .master import DiscretizedMaster
 from .space import IndexPointSpace
@@ -103,7 +105,7 @@ class SemiInfiniteProgram:
     # -- solving -------------------------------------------------------------------
     def solve(self, oracle=None, *, tol: float = 1e-6, atol: float = 0.0, max_iter: int = 100,
               time_limit: float = None, lipschitz=None, initial_points=None, n_price: int = 5,
-              prune: bool = True, random_state=None, verbose: int = 0, callback=None,
+              prune="increase", random_state=None, verbose: int = 0, callback=None,
               solvers: Sequence[str] = DEFAULT_SOLVERS) -> SIPResult:
         """Solve by column generation (the exchange method) on
         :class:`~sipkl.engine.ColumnGeneration`.
@@ -124,11 +126,15 @@ class SemiInfiniteProgram:
         max_iter, time_limit, n_price, random_state, verbose
             As for :class:`~sipkl.engine.ColumnGeneration` (``n_price``: index points added
             per round at most).
-        prune : bool
-            Drop the index points whose multiplier is 0 after each master solve (the
-            engine's pruning; default). ``False`` keeps every point (Kelley's cutting planes):
-            a larger master, but no cycling where dropping an inactive point lets the
-            solution swing back (e.g. from one index point per side of |g| ≤ z).
+        prune : {"increase", True, False}
+            When to drop the index points whose multiplier is 0. ``"increase"`` (default):
+            after a master solve whose value has increased (decreased, for a maximization)
+            by more than ``DROP_RTOL`` times the objective's scale since the last drop, and
+            else keep every point (:class:`~sipkl.sip.drop_rule.DropAfterIncrease`; the
+            exchange method of Hettich & Kortanek 1993, §7, which converges). ``True``: after
+            every master solve (the engine's pruning: the smallest masters, but a run can
+            cycle where a dropped point is needed again, e.g. from one index point per side
+            of |g| ≤ z). ``False``: never (Kelley's cutting planes).
         lipschitz : number, callable, list or dict, optional
             A Lipschitz constant L of t ↦ g_j(x, t) (Euclidean norm in t) valid at every x the
             run visits: a number, or ``L(x)`` of the constraint's numeric x; one for all
@@ -146,6 +152,10 @@ class SemiInfiniteProgram:
         """
         if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol >= 0):
             raise ValueError(f"tol must be a finite number ≥ 0, got {tol!r}")
+        if prune == "increase":
+            prune = DropAfterIncrease(1 if isinstance(self.objective, cp.Minimize) else -1)
+        elif not isinstance(prune, bool):
+            raise ValueError(f"prune must be 'increase', True or False, got {prune!r}")
         constants = self._per_constraint(lipschitz, "lipschitz")
         space = IndexPointSpace(self.semi_infinite, constants)
         self.master.solvers = tuple(solvers)

@@ -36,10 +36,13 @@ class IndexPointPricing:
     ``lipschitz`` is the Lipschitz constant (Euclidean norm in t) of this scaled function,
     ``L / s``, when the user stated the constant L of t ↦ g(x_k, t) (``None`` otherwise).
     Evaluations are counted in ``n_evals``; ``dtype`` is accepted and ignored (always double
-    precision).
+    precision). ``value_scale`` = 1 is the magnitude of the numbers that the scaled g
+    compares (its terms sum to at most about s in magnitude), for the local solvers' scaling:
+    its value, a violation, is near 0 where it matters.
     """
 
     regularizer = None
+    value_scale = 1.0
 
     def __init__(self, constraint: SemiInfiniteConstraint, price: ConstraintPrice,
                  lipschitz: Optional[float] = None):
