@@ -326,3 +326,27 @@ def test_newton_master_closes_the_gap_on_block_constant_kernels(seed):
     assert T.max() - sol.weights @ T <= 1e-5 * abs(sol.objective)
     J = solve_svm_dual(sum(d * K for d, K in zip(sol.weights, grams)), y, 1.0, tol=1e-10)
     np.testing.assert_allclose(sol.objective, J.objective, rtol=1e-6)
+
+
+def test_newton_master_restarts_from_its_last_svm(monkeypatch):
+    """A round of column generation solves again from the last weights with the new columns
+    at 0: the master starts from its last SVM instead of calling libsvm for the same K(d),
+    and ends where a fresh master (and the QCQP master) ends."""
+    import sipkl.masters.hinge as hinge
+    grams, y = random_grams(5)  # 5 Gram matrices
+    master = HingeMKLNewton(y, 1.0)
+    k = len(grams) - 2
+    first = master.solve(grams[:k])
+    calls = []
+    real = hinge.solve_svm_dual
+    monkeypatch.setattr(hinge, "solve_svm_dual", lambda K, *a, **k: calls.append(K) or real(
+        K, *a, **k))
+    warm = np.append(first.weights, np.zeros(2))
+    again = master.solve(grams, warm)
+    fresh_calls = len(calls)
+    fresh = HingeMKLNewton(y, 1.0).solve(grams, warm)
+    assert len(calls) - fresh_calls == fresh_calls + 1  # one libsvm call fewer
+    ref = HingeMKLQCQP(y, 1.0).solve(grams)
+    for sol in (again, fresh):
+        assert sol.status.value == "optimal"
+        assert rel(sol.objective, ref.objective) < REL

@@ -19,6 +19,7 @@ is exactly J(d) − (1ᵀα − λ), the MKL duality gap, recomputed here outsid
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from typing import Sequence
 
 import cvxpy as cp
@@ -157,13 +158,30 @@ class HingeMKLNewton:
     the MKL duality gap (see module doc) is at most ``gap_tol·|J|``. With a single column the
     master is one SVM solve. Steps that stop short of that gap hand the columns to the QCQP
     master (:meth:`_qcqp_fallback`, recorded as an attempt; up to
-    :data:`QCQP_FALLBACK_MAX_N` samples).
+    :data:`QCQP_FALLBACK_MAX_N` samples). A solve that starts where the last one ended (the
+    next round of column generation) starts from its SVM (:meth:`_start_svm`).
     """
 
     def __init__(self, y, C: float = 1.0, gap_tol: float = 1e-6, svm_tol: float = 1e-6,
                  max_steps: int = 50):
         self.y, self.C = _check(y, C)
         self.gap_tol, self.svm_tol, self.max_steps = gap_tol, svm_tol, max_steps
+        self._last = None  # (Gram matrices with d_m > 0, their d_m, SVM, K(d)) of the last end
+
+    def _start_svm(self, grams, d):
+        """The SVM at the starting weights: the last solve's final SVM when the warm start is
+        its end point again (the same Gram matrices with positive weight, the same weights to
+        the bit, the same SVM tolerance: libsvm would return that SVM again, so a run resumed
+        from a checkpoint stays the same run), else libsvm's. A round of column generation
+        starts from the previous weights with the new columns at 0, which is that point."""
+        positive = [K for K, dm in zip(grams, d) if dm > 0]
+        if self._last is not None:
+            last_grams, last_d, svm, Kd = self._last
+            if (len(positive) == len(last_grams)
+                    and all(K is L for K, L in zip(positive, last_grams))
+                    and np.array_equal(d[d > 0], last_d)):
+                return replace(svm, attempts=[]), Kd  # its libsvm run is already recorded
+        return combined_svm(grams, d, self.y, self.C, self.svm_tol)
 
     def solve(self, grams, warm_start=None) -> MasterSolution:
         # matrix-vector products and small solves: see sipkl.threads
@@ -174,7 +192,7 @@ class HingeMKLNewton:
         y, C = self.y, self.C
         d = simplex_start(warm_start, len(grams))
         svm_tol = self.svm_tol
-        svm, Kd = combined_svm(grams, d, y, C, svm_tol)
+        svm, Kd = self._start_svm(grams, d)
         attempts = list(svm.attempts)
         status, stalled = svm.status, False  # stalled: no step descends, the gap open
         for _ in range(self.max_steps):
@@ -197,7 +215,9 @@ class HingeMKLNewton:
                 break
             t = 1.0
             while t > 1e-10:
-                trial, trial_Kd = combined_svm(grams, d + t * direction, y, C, svm_tol)
+                point = np.clip(d + t * direction, 0.0, None)
+                point /= point.sum()  # the SVM below is the one of the accepted point, exactly
+                trial, trial_Kd = combined_svm(grams, point, y, C, svm_tol)
                 if trial.objective <= J + 1e-4 * t * slope:
                     break
                 t *= 0.5
@@ -211,15 +231,15 @@ class HingeMKLNewton:
                 status, stalled = Status.OPTIMAL_INACCURATE, True
                 attempts.append(Attempt("newton", status, "line search failed (gap not closed)"))
                 break
-            d = np.clip(d + t * direction, 0.0, None)
-            d /= d.sum()
-            svm, Kd = trial, trial_Kd
+            d, svm, Kd = point, trial, trial_Kd
             attempts += [a for a in trial.attempts if a.status is not Status.OPTIMAL]
             status = trial.status
         else:
             status = Status.ITERATION_LIMIT
             attempts.append(Attempt("newton", status, f"max_steps={self.max_steps} reached"))
         solution = _solution(grams, y, C, svm.alpha, svm.bias, d, status, attempts)
+        self._last = None if svm_tol != self.svm_tol else (
+            [K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm, Kd)
         if not stalled or len(y) > QCQP_FALLBACK_MAX_N:
             return solution
         return self._qcqp_fallback(grams, solution)
