@@ -236,19 +236,25 @@ class PairExponential:
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
         values = np.full(len(thetas), self.trace)
         grads = np.zeros(thetas.shape) if grad else None
-        deltas, weights = self._in(dtype)
-        thetas_t = thetas.T.astype(deltas.dtype)
-        step = max(1, self.CHUNK_ELEMENTS // max(1, len(thetas)))
-        for k in range(0, len(weights), step):  # blocks of pairs, not single pairs
-            delta, w = deltas[k:k + step], weights[k:k + step]
-            E = delta @ thetas_t
-            np.negative(E, out=E)
-            np.exp(E, out=E)
+        for delta, w, E in self._blocks(thetas, dtype, len(thetas)):
             values += w @ E
             if grad:
                 E *= w[:, None]
                 grads -= E.T @ delta
         return values, grads
+
+    def _blocks(self, thetas, dtype, width: int):
+        """Blocks of pairs, not single pairs: ``(Δ_b, w_b, E_b = exp(−Δ_b Θᵀ))``, each block
+        of about ``CHUNK_ELEMENTS / width`` pairs."""
+        deltas, weights = self._in(dtype)
+        thetas_t = thetas.T.astype(deltas.dtype)
+        step = max(1, self.CHUNK_ELEMENTS // max(1, width))
+        for k in range(0, len(weights), step):
+            delta = deltas[k:k + step]
+            E = delta @ thetas_t
+            np.negative(E, out=E)
+            np.exp(E, out=E)
+            yield delta, weights[k:k + step], E
 
     def hessians(self, thetas, coords=None, dtype=np.float64) -> np.ndarray:
         """The Hessians of the prices at the rows of ``thetas`` on the coordinates ``coords``
@@ -259,18 +265,11 @@ class PairExponential:
         one product of the (pairs × S·q) matrix of the rows ``w_ij E_ij,s δ_ij`` with Δ per
         block of pairs (about ``q`` times the work of the gradient)."""
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
-        deltas, weights = self._in(dtype)
-        coords = np.arange(deltas.shape[1]) if coords is None else np.asarray(coords)
+        coords = np.arange(thetas.shape[1]) if coords is None else np.asarray(coords)
         S, q = len(thetas), len(coords)
-        thetas_t = thetas.T.astype(deltas.dtype)
         hess = np.zeros((S * q, q))
-        step = max(1, self.CHUNK_ELEMENTS // max(1, S * q))
-        for k in range(0, len(weights), step):
-            delta = deltas[k:k + step]
-            E = delta @ thetas_t
-            np.negative(E, out=E)
-            np.exp(E, out=E)
-            E *= weights[k:k + step, None]
+        for delta, w, E in self._blocks(thetas, dtype, S * q):
+            E *= w[:, None]
             part = delta[:, coords]
             hess += (E[:, :, None] * part[:, None, :]).reshape(len(delta), S * q).T @ part
         return hess.reshape(S, q, q)

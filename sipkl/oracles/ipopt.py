@@ -43,8 +43,7 @@ class IpoptOracle:
     program (a family with a ``width``) the current index points also climb in double
     precision (:meth:`_moved_points`), and a point priced above the engine's cut is a new
     candidate however close to a current one (:func:`~sipkl.oracles.best_distinct` with
-    ``cut``). Not global: see the DC oracle for a
-    bound.
+    ``cut``). Not global: see the DC oracle for a bound.
     """
 
     def __init__(self, n_starts: int = 8, n_samples: int = 200, n_warm: int = 4,
