@@ -158,7 +158,8 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
     -------
     OptimizeResult with ``x`` (one row per start, best first), ``fun`` (their values, each
     evaluated at its returned point), ``converged`` (per row: stopped by the rule above
-    rather than by ``max_iter``), ``nit`` and ``nfev`` (points evaluated in all).
+    rather than by ``max_iter``), ``order`` (per row: its start's row in ``starts``), ``nit``
+    and ``nfev`` (points evaluated in all).
     """
     lower = np.asarray(lower, dtype=float)
     upper = np.asarray(upper, dtype=float)
@@ -193,7 +194,7 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
         moving[k[done]] = False
     order = np.argsort(f)[::-1]
     return OptimizeResult(x=x[order], fun=f[order], converged=~moving[order], nit=nit,
-                          nfev=nfev)
+                          nfev=nfev, order=order)
 
 
 def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
@@ -224,7 +225,8 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     -------
     OptimizeResult with ``x`` (one row per start, best first), ``fun`` (their values),
     ``converged`` (per row: stopped by the gain rule, not by ``max_iter`` or a failed line
-    search), ``nit`` and ``nfev`` (points evaluated in all, Hessians not counted).
+    search), ``order`` (per row: its start's row in ``starts``), ``nit`` and ``nfev``
+    (points evaluated in all, Hessians not counted).
     """
     lower = np.asarray(lower, dtype=float)
     upper = np.asarray(upper, dtype=float)
@@ -265,7 +267,7 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
         moving[k[searching | flat]] = False
     order = np.argsort(f)[::-1]
     return OptimizeResult(x=x[order], fun=f[order], converged=converged[order], nit=nit,
-                          nfev=nfev)
+                          nfev=nfev, order=order)
 
 
 def _newton_directions(hessians, x, g, lower, upper) -> np.ndarray:

@@ -308,6 +308,37 @@ def test_finite_difference_gradient_against_the_derivative():
     np.testing.assert_allclose(grads, exact, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("t_scale", [1.0, 1e3])
+def test_hessians_from_the_stated_gradient_against_the_second_derivatives(t_scale):
+    """h(u) = e^u₁ sin u₂ + u₁³ at u = t / t_scale: the Hessians by differences of the stated
+    gradient against the closed form (divided by t_scale², and by the scale 2 of the price):
+    central differences inside the box, one-sided at a corner; on a subset of coordinates."""
+    T = Box([0.0, -t_scale], [2.0 * t_scale, t_scale])
+    h = lambda x, t: np.exp(t[:, 0] / t_scale) * np.sin(t[:, 1] / t_scale) \
+        + (t[:, 0] / t_scale) ** 3
+    dh = lambda x, t: np.column_stack([
+        np.exp(t[:, 0] / t_scale) * np.sin(t[:, 1] / t_scale) + 3 * (t[:, 0] / t_scale) ** 2,
+        np.exp(t[:, 0] / t_scale) * np.cos(t[:, 1] / t_scale)]) / t_scale
+    problem = IndexPointPricing(
+        SemiInfiniteConstraint(h, cp.Variable(), T, grad_t=dh, vectorized=True, name="h"),
+        ConstraintPrice(None, 2.0))
+    u = np.array([[0.3, 0.2], [1.1, 0.9], [2.0, -1.0]])  # interior, interior, a corner
+    a, b = u[:, 0], u[:, 1]
+    exact = np.stack([np.column_stack([np.exp(a) * np.sin(b) + 6 * a, np.exp(a) * np.cos(b)]),
+                      np.column_stack([np.exp(a) * np.cos(b), -np.exp(a) * np.sin(b)])],
+                     axis=1) / (2.0 * t_scale**2)
+    hessians = problem.hessian_batch()
+    H = hessians(u * t_scale, np.arange(2))
+    error = np.abs(H - exact).max(axis=(1, 2)) / np.abs(exact).max(axis=(1, 2))
+    assert np.all(error[:2] <= 1e-8) and error[2] <= 1e-4, error
+    subset = hessians(u[:2] * t_scale, np.array([1]))
+    assert subset.shape == (2, 1, 1)
+    np.testing.assert_allclose(subset, exact[:2, 1:, 1:], rtol=1e-8)
+    without = IndexPointPricing(SemiInfiniteConstraint(h, cp.Variable(), T, vectorized=True),
+                                ConstraintPrice(None, 2.0))
+    assert without.hessian_batch() is None
+
+
 def test_scalar_g_and_closed_over_variables_give_the_vectorized_run():
     """A scalar g (t of shape (p,)) closing over z, with its gradient given: the same run."""
     c, z = cp.Variable(4), cp.Variable()
@@ -392,6 +423,9 @@ BAD = [
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1] + (np.nan if t[0] > 0.5 else 0.0))
      .solve("grid"), ValueError, "'bad'.*nan"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve("nope"), ValueError, "oracle"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(n_price=0), ValueError, "n_price"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(n_price=2.5), ValueError,
+     "n_price"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(object()), TypeError, "oracle"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve("lipschitz"), ValueError,
      "lipschitz"),

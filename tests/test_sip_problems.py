@@ -3,7 +3,7 @@
 The reference values are closed forms (quadratures of tan and exp, 2^(1−d) for Chebyshev
 approximation, distances to a disc or a ball), independent of the solver; the quadratures are
 checked against their nodes and weights written out by hand, and the stated Lipschitz
-constants against finite differences of g.
+constants and t-gradients against finite differences of g.
 """
 import functools
 import warnings
@@ -114,6 +114,27 @@ def test_stated_lipschitz_constants_bound_the_slopes_of_g(name):
                 slopes += [np.abs(values[1:, 1:] - values[:-1, :-1]) / step,
                            np.abs(values[1:, :-1] - values[:-1, 1:]) / step]
             assert max(s.max() for s in slopes) <= c.lipschitz(x)
+
+
+@pytest.mark.parametrize("name", list(PROBLEMS))
+def test_stated_t_gradients_are_the_derivatives_of_g(name):
+    # central differences of g (step 10⁻⁵ of the box's width, error O(h²)) at random interior
+    # points, random x of unit scale and of scale 100, compared to the size of g's terms
+    problem, rng = PROBLEMS[name], np.random.default_rng(1)
+    for c in problem.constraints:
+        lower, upper = np.array(c.lower), np.array(c.upper)
+        h = 1e-5 * (upper - lower)
+        t = lower + h + rng.random((50, problem.p)) * (upper - lower - 2 * h)
+        for scale in (1.0, 100.0):
+            x = scale * rng.normal(size=problem.n)
+            shifts = np.eye(problem.p) * h
+            differences = np.column_stack([
+                (c.g(x, t + shifts[i]) - c.g(x, t - shifts[i])) / (2 * h[i])
+                for i in range(problem.p)])
+            gradients = c.grad_t(x, t)
+            assert gradients.shape == (len(t), problem.p)
+            np.testing.assert_allclose(gradients, differences, rtol=1e-6,
+                                       atol=1e-6 * c.lipschitz(x))
 
 
 def test_collection_covers_the_required_kinds():

@@ -39,11 +39,19 @@ class IpoptOracle:
     the ``n_polish`` best that stage (2) did not bring to a Newton-converged point; SciPy's
     L-BFGS-B takes over when cyipopt is missing or a polish fails (``method="lbfgsb"`` uses
     it throughout), each fallback an attempt in the result. Every returned price is
-    evaluated in double precision at its returned θ. Over an index set of a semi-infinite
-    program (a family with a ``width``) the current index points also climb in double
-    precision (:meth:`_moved_points`), and a point priced above the engine's cut is a new
-    candidate however close to a current one (:func:`~sipkl.oracles.best_distinct` with
-    ``cut``). Not global: see the DC oracle for a bound.
+    evaluated in double precision at its returned θ.
+
+    Over an index set of a semi-infinite program (a family with a ``width``; its prices are
+    double precision whatever ``search_dtype``) every current index point climbs with the
+    stage (2) points, in the same batch, and is a candidate (the exchange step: an active
+    point sits near a maximizer of t ↦ g(x_k, t) that the master's new x_k has moved, by a
+    violation of the size of the cut, 10⁻⁸ of the terms of g say, which a search from far
+    cannot resolve); a point priced above the engine's cut is a new candidate however close
+    to a current one (:func:`~sipkl.oracles.best_distinct` with ``cut``). Where its pricing
+    problem also has Hessians (a constraint with a stated t-gradient), stage (1) is left
+    out: the ``n_starts`` screened starts climb by Newton steps in stage (2) directly (no
+    warm starts: every current point climbs), and their end points are then grouped into
+    basins. Not global: see the DC oracle for a bound.
     """
 
     def __init__(self, n_starts: int = 8, n_samples: int = 200, n_warm: int = 4,
@@ -67,25 +75,40 @@ class IpoptOracle:
             sample = problem.family.starting_points(
                 pricing_round.X, max(self.n_samples, self.n_starts), pricing_round.rng)
             starts = self._best(problem, sample, self.n_starts, self.search_dtype)
-            own = np.array([c.theta for c in pricing_round.columns if c.family == problem.family])
-            if len(own) and self.n_warm > 0:
-                starts = np.vstack([self._best(problem, own, self.n_warm, self.search_dtype),
-                                    starts])
-            ascent = ascend_box(partial(problem.values_and_grads, dtype=self.search_dtype),
-                                starts, problem.lower, problem.upper, tol=self.tol,
-                                max_iter=self.max_iter // 2)
-            if len(own) and getattr(problem.family, "width", None) is not None:
-                scored += self._moved_points(problem, own)
-            ends = self._basins(problem, ascent, pricing_round)
+            own = np.array([c.theta for c in pricing_round.columns
+                            if c.family == problem.family]).reshape(-1, len(problem.lower))
+            index_set = getattr(problem.family, "width", None) is not None
+            one_stage = index_set and self._hessians(problem) is not None
+            if one_stage:
+                climbing = starts
+            else:
+                if len(own) and self.n_warm > 0:
+                    starts = np.vstack([self._best(problem, own, self.n_warm,
+                                                   self.search_dtype), starts])
+                ascent = ascend_box(partial(problem.values_and_grads, dtype=self.search_dtype),
+                                    starts, problem.lower, problem.upper, tol=self.tol,
+                                    max_iter=self.max_iter // 2)
+                climbing = ascent.x[self._basins(problem, ascent.x, ascent.fun, pricing_round)]
+            moving = own if index_set else own[:0]  # the exchange step
+            if not len(climbing) + len(moving):  # nothing new, nothing to move
+                continue
+            refined = self._refine(problem, np.vstack([moving, climbing]))
+            moved = refined.order < len(moving)
+            scored += [(v, problem.column(x)) for v, x in zip(refined.fun[moved],
+                                                               refined.x[moved])]
+            ends = np.flatnonzero(~moved)  # best first
+            if one_stage:
+                ends = ends[self._basins(problem, refined.x[ends], refined.fun[ends],
+                                         pricing_round)]
             if not len(ends):  # every start climbed to a current column: nothing new here
                 continue
-            refined = self._refine(problem, ends)
+            points, converged = refined.x[ends], refined.converged[ends]
             # IPOPT polishes the `n_polish` best, except where Newton steps converged
             polish = np.arange(len(ends)) < self.n_polish
             if refined.newton:
-                statuses += [Status.OPTIMAL] * int(np.sum(polish & refined.converged))
-                polish &= ~refined.converged
-            res = maximize_box(problem.value_and_grad, refined.x[polish], problem.lower,
+                statuses += [Status.OPTIMAL] * int(np.sum(polish & converged))
+                polish &= ~converged
+            res = maximize_box(problem.value_and_grad, points[polish], problem.lower,
                                problem.upper, method=self.method, tol=self.tol,
                                max_iter=self.max_iter,
                                value_scale=getattr(problem, "value_scale", None)
@@ -95,7 +118,7 @@ class IpoptOracle:
                              if a.solver != self.method or not a.status.usable]
                 statuses += res.statuses
                 scored += [(v, problem.column(x)) for v, x in zip(res.fun, res.x)]
-            kept = refined.x[~polish]
+            kept = points[~polish]
             values = problem.values_and_grads(kept, grad=False)[0] if len(kept) else []
             scored += [(v, problem.column(x)) for v, x in zip(values, kept)]
         # local maxima found from different starts agree only to the solver's tolerance
@@ -115,7 +138,7 @@ class IpoptOracle:
         ``10⁻³·tol``, at most ``max_iter // 2`` iterations), by projected Newton steps
         (:func:`solvers.newton_box`, Hessians in ``search_dtype``) where the problem has
         Hessians, else by projected gradient. ``newton`` says which."""
-        hessians = getattr(problem, "hessian_batch", lambda dtype: None)(self.search_dtype)
+        hessians = self._hessians(problem)
         kwargs = dict(tol=1e-3 * self.tol, max_iter=self.max_iter // 2)
         if hessians is None:
             res = ascend_box(problem.values_and_grads, ends, problem.lower, problem.upper,
@@ -126,27 +149,23 @@ class IpoptOracle:
         res.newton = hessians is not None
         return res
 
-    def _moved_points(self, problem, own) -> list:
-        """The exchange step of a semi-infinite program: every current index point ``own``
-        climbs in double precision (relative tolerance ``10⁻³·tol``), as ``(price, column)``
-        pairs. An active point sits near a maximizer of t ↦ g(x_k, t) that the master's
-        new x_k has moved; the single-precision search cannot see a violation of the size
-        of the cut there (10⁻⁸ of the terms of g, say), and its end points near current
-        columns are not new (see :meth:`_basins`). A moved point priced above the cut is then
-        a new index point."""
-        moved = ascend_box(problem.values_and_grads, own, problem.lower, problem.upper,
-                           tol=1e-3 * self.tol, max_iter=self.max_iter // 2)
-        return [(v, problem.column(x)) for v, x in zip(moved.fun, moved.x)]
+    def _hessians(self, problem):
+        """The pricing problem's Hessians ``H(thetas, coords)`` in ``search_dtype``, or
+        ``None`` (see :class:`~sipkl.contracts.PricingProblem`)."""
+        return getattr(problem, "hessian_batch", lambda dtype: None)(self.search_dtype)
 
     @staticmethod
-    def _basins(problem, ascent, pricing_round) -> np.ndarray:
-        """The end points of the ascent that are not current columns (to ``rtol = 10⁻³``,
-        as in the result), best first, at most ``n_price``, pairwise 1 % apart: end points
-        closer than that climb the same peak, and the ascent stops short of it."""
-        ends = [(v, problem.column(x)) for v, x in zip(ascent.fun, ascent.x)]
-        new, scores = best_distinct(ends, len(ends), exclude=pricing_round.columns, rtol=1e-3)
+    def _basins(problem, ends, values, pricing_round) -> np.ndarray:
+        """The rows of the end points ``ends`` (with their ``values``) that are not current
+        columns (to ``rtol = 10⁻³``, as in the result), best first, at most ``n_price``,
+        pairwise 1 % apart: end points closer than that climb the same peak, and an ascent
+        stops short of it."""
+        columns = [problem.column(x) for x in ends]
+        new, scores = best_distinct(list(zip(values, columns)), len(columns),
+                                    exclude=pricing_round.columns, rtol=1e-3)
         basins, _ = best_distinct(list(zip(scores, new)), pricing_round.n_price, rtol=1e-2)
-        return np.array([c.theta for c in basins]).reshape(-1, len(problem.lower))
+        row = {id(c): i for i, c in enumerate(columns)}
+        return np.array([row[id(c)] for c in basins], dtype=int)
 
     @staticmethod
     def _best(problem, thetas, n, dtype) -> np.ndarray:

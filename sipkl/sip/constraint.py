@@ -120,14 +120,7 @@ class SemiInfiniteConstraint:
         call."""
         m, p = points.shape
         if self.grad_t is not None:
-            if self.vectorized:
-                grads = _numbers(self.grad_t(x, points))
-            else:
-                grads = np.array([_numbers(self.grad_t(x, t)).reshape(-1) for t in points])
-            if grads.shape != (m, p):
-                raise ValueError(f"semi-infinite constraint {self.name!r}: grad_t must return "
-                                 f"{p} values per point, got shape {grads.shape} for {m} points")
-            return grads
+            return self._stated_gradients(x, points)
         lower, upper = self.T.param_bounds()
         step = FD_STEP * (upper - lower)
         up, down = points + step <= upper, points - step >= lower  # m × p
@@ -141,6 +134,45 @@ class SemiInfiniteConstraint:
         f1, f2 = shifted[:m * p].reshape(m, p), shifted[m * p:].reshape(m, p)
         one_sided = side * (4.0 * f1 - f2 - 3.0 * values[:, None])
         return np.where(central, f1 - f2, one_sided) / (2.0 * step)
+
+    def hessians(self, x, points: np.ndarray, coords: np.ndarray) -> np.ndarray:
+        """The t-Hessians of g at numeric ``x`` for the rows of ``points`` on the coordinates
+        ``coords`` (m × q × q), by differences of the stated gradient ``grad_t``:
+
+            H[:, :, i] = (∇g(t + h₊ e_i) − ∇g(t − h₋ e_i)) / (h₊ + h₋),   then (H + Hᵀ)/2,
+
+        central (h₊ = h₋ = ``FD_STEP·(upper − lower)``, error O(h²) ≈ ε^(2/3) relative) where
+        both shifted points lie in the box, one-sided at its faces (the shift that leaves the
+        box is 0; error O(h)); every shifted point in one ``grad_t`` evaluation. Only with
+        ``grad_t`` (differences of differences would carry ε^(1/3) errors)."""
+        if self.grad_t is None:
+            raise ValueError(f"semi-infinite constraint {self.name!r}: t-Hessians need the "
+                             "t-gradient grad_t")
+        m, p = points.shape
+        lower, upper = self.T.param_bounds()
+        step = (FD_STEP * (upper - lower))[coords]
+        forward = np.where(points[:, coords] + step <= upper[coords], step, 0.0)  # m × q
+        backward = np.where(points[:, coords] - step >= lower[coords], step, 0.0)
+        shifts = np.eye(p)[coords][None]  # [·, i, :] = e_coords[i]
+        nodes = np.concatenate([points[:, None, :] + forward[:, :, None] * shifts,
+                                points[:, None, :] - backward[:, :, None] * shifts])
+        grads = self._stated_gradients(x, nodes.reshape(-1, p))[:, coords]
+        ahead, behind = grads[:m * len(coords)], grads[m * len(coords):]
+        columns = (ahead - behind).reshape(m, len(coords), len(coords)) \
+            / (forward + backward)[:, :, None]  # [s, i, :] = ∂/∂t_i of the gradient
+        return 0.5 * (columns + columns.transpose(0, 2, 1))
+
+    def _stated_gradients(self, x, points: np.ndarray) -> np.ndarray:
+        """``grad_t`` at the rows of ``points`` (m × p), checked: shape."""
+        m, p = points.shape
+        if self.vectorized:
+            grads = _numbers(self.grad_t(x, points))
+        else:
+            grads = np.array([_numbers(self.grad_t(x, t)).reshape(-1) for t in points])
+        if grads.shape != (m, p):
+            raise ValueError(f"semi-infinite constraint {self.name!r}: grad_t must return "
+                             f"{p} values per point, got shape {grads.shape} for {m} points")
+        return grads
 
     def _check_shape(self, shape, m: int, t) -> None:
         if tuple(shape) != (m,) and not (m == 1 and tuple(shape) == ()):

@@ -9,6 +9,8 @@ only when they are the same object: each semi-infinite constraint owns its copy.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from scipy.stats import qmc
 
@@ -105,10 +107,7 @@ class Box(IndexSet):
     def initial_points(self, n: int) -> np.ndarray:
         """The centre, then the Halton sequence without its first point (a corner) and the
         centre (its second point in one dimension): ``n`` deterministic points."""
-        centre = np.full(self.dim, 0.5)
-        halton = qmc.Halton(self.dim, scramble=False).random(max(n, 1) + 1)[1:]
-        halton = halton[np.any(halton != centre, axis=1)][:max(n, 1) - 1]
-        return self._from_unit(np.vstack([centre, halton]))
+        return self._from_unit(_spread(self.dim, max(n, 1)))
 
     def starting_points(self, X, n: int, random_state=None) -> np.ndarray:
         spread = self.initial_points((n + 1) // 2)
@@ -118,6 +117,18 @@ class Box(IndexSet):
     def __repr__(self):
         name = "" if self.name is None else f", name={self.name!r}"
         return f"Box({self.lower.tolist()}, {self.upper.tolist()}{name})"
+
+
+@lru_cache(maxsize=64)
+def _spread(dim: int, n: int) -> np.ndarray:
+    """The ``n`` points of :meth:`Box.initial_points` in the unit cube (computed once per
+    ``(dim, n)``: the pricing rounds ask for the same ones; read-only)."""
+    centre = np.full(dim, 0.5)
+    halton = qmc.Halton(dim, scramble=False).random(n + 1)[1:]
+    halton = halton[np.any(halton != centre, axis=1)][:n - 1]
+    points = np.vstack([centre, halton])
+    points.flags.writeable = False
+    return points
 
 
 class FiniteSet(IndexSet):

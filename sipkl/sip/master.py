@@ -63,9 +63,10 @@ class DiscretizedMaster:
         self.objective, self.constraints = objective, list(constraints)
         self.semi_infinite, self.solvers = list(semi_infinite), tuple(solvers)
         self._owner = {id(c.T): j for j, c in enumerate(self.semi_infinite)}
+        # g_j at t_0, the first of T_j.initial_points: a scale where T_j^(k) is empty
+        self._references = [c.expressions(c.T.initial_points(1)) for c in self.semi_infinite]
         self.variables = cp.Problem(objective, self.constraints + [
-            e <= 0 for c in self.semi_infinite
-            for e in c.expressions(c.T.initial_points(1))]).variables()
+            e <= 0 for exprs in self._references for e in exprs]).variables()
         self.reset()
 
     def reset(self) -> None:
@@ -105,8 +106,10 @@ class DiscretizedMaster:
             if constraint is not None:
                 duals = np.clip(np.ravel(constraint.dual_value), 0.0, None)
                 weights[group] = duals * self._objective_scale / scale
-        price = [ConstraintPrice(_values(sic.x), self._scale(sic, exprs))
-                 for sic, exprs in zip(self.semi_infinite, expressions)]
+        price = [ConstraintPrice(_values(sic.x), _positive(float(np.max(
+                     sic.magnitudes(list(exprs) + reference)))))
+                 for sic, exprs, reference in zip(self.semi_infinite, expressions,
+                                                  self._references)]
         relative = np.zeros(len(columns))  # g_j(x_k, t) / s_j at the index points
         for group, exprs, p in zip(groups, expressions, price):
             if exprs:
@@ -122,11 +125,6 @@ class DiscretizedMaster:
             self._objective_scale = scale
         solution.model["objective_scale"] = self._objective_scale
         return solution
-
-    @staticmethod
-    def _scale(sic: SemiInfiniteConstraint, exprs) -> float:
-        reference = sic.expressions(sic.T.initial_points(1))
-        return _positive(float(np.max(sic.magnitudes(list(exprs) + reference))))
 
 
 #: an objective magnitude below this fraction of the current objective scale has collapsed (an

@@ -52,11 +52,14 @@ __all__ = ["IndexedConstraint", "LiteratureProblem", "PROBLEMS", "get_problem", 
 @dataclass(frozen=True)
 class IndexedConstraint:
     """One semi-infinite constraint ``g(x, t) ≤ 0 ∀ t ∈ [lower, upper]`` of a problem, with
-    ``lipschitz(x)``: a Lipschitz constant of t ↦ g(x, t) on the box (Euclidean norm in t),
-    derived from g by bounding its t-gradient (see each problem)."""
+    ``grad_t(x, t)``: the t-gradient of g at numeric x (shape ``(m, p)`` for a stack of m
+    index points; the derivative of the closed form), and ``lipschitz(x)``: a Lipschitz
+    constant of t ↦ g(x, t) on the box (Euclidean norm in t), derived from g by bounding its
+    t-gradient (see each problem)."""
 
     name: str
     g: Callable
+    grad_t: Callable
     lower: tuple[float, ...]
     upper: tuple[float, ...]
     lipschitz: Callable
@@ -86,7 +89,8 @@ class LiteratureProblem:
         ``objective(x) -> cvxpy.Minimize`` for the variable ``x`` of length n.
     constraints : tuple of IndexedConstraint
         The semi-infinite constraints; ``g(x, t)`` accepts a cvxpy variable or a NumPy array x
-        and one index point t of shape (p,) or a stack of shape (m, p).
+        and one index point t of shape (p,) or a stack of shape (m, p), ``grad_t(x, t)`` a
+        NumPy array x and a stack t of shape (m, p).
     many_local_maxima : bool
         Whether ``t ↦ g(x, t)`` has many local maxima near the solution.
     """
@@ -107,7 +111,8 @@ class LiteratureProblem:
         """A fresh :class:`~sipkl.sip.SemiInfiniteProgram` of this problem (new variables)."""
         x = cp.Variable(self.n, name="x")
         sics = [
-            SemiInfiniteConstraint(c.g, x, Box(c.lower, c.upper), vectorized=True, name=c.name)
+            SemiInfiniteConstraint(c.g, x, Box(c.lower, c.upper), grad_t=c.grad_t,
+                                   vectorized=True, name=c.name)
             for c in self.constraints
         ]
         return SemiInfiniteProgram(self.objective(x), sics)
@@ -139,6 +144,12 @@ def _powers(s, k: int) -> np.ndarray:
     return np.asarray(s, dtype=float)[..., None] ** np.arange(k)
 
 
+def _powers_derivative(s, k: int) -> np.ndarray:
+    """The derivatives 0, 1, 2s, …, (k−1)·s^(k−2) of :func:`_powers` (same shape)."""
+    degree = np.arange(k)
+    return degree * np.asarray(s, dtype=float)[..., None] ** np.maximum(degree - 1, 0)
+
+
 def upper_quadrature(n: int) -> tuple[np.ndarray, np.ndarray]:
     """Nodes and weights on [0, 1] of the upper principal representation of n moments.
 
@@ -163,6 +174,10 @@ def _one_sided_tan(n: int) -> LiteratureProblem:
         s = np.asarray(t)[..., 0]
         return np.tan(s) - _powers(s, n) @ x
 
+    def grad_t(x, t):  # sec²(s) − Σ_k k·x_k·s^(k−1)
+        s = t[:, :1]
+        return 1.0 / np.cos(s) ** 2 - _powers_derivative(s, n) @ x
+
     nodes, weights = upper_quadrature(n)
     return LiteratureProblem(
         name=f"tanaka_tan{n}",
@@ -183,7 +198,7 @@ def _one_sided_tan(n: int) -> LiteratureProblem:
         ),
         objective=lambda x: cp.Minimize((1.0 / np.arange(1, n + 1)) @ x),
         # |d/dt g| ≤ sec²(1) + Σ_k k·|x_k| on [0, 1]
-        constraints=(IndexedConstraint("tan", g, (0.0,), (1.0,), lambda x: (
+        constraints=(IndexedConstraint("tan", g, grad_t, (0.0,), (1.0,), lambda x: (
             1.0 / np.cos(1.0) ** 2 + np.arange(n) @ np.abs(x))),),
     )
 
@@ -192,6 +207,10 @@ def _chebyshev(degree: int) -> LiteratureProblem:
     def residual(x, t):
         s = np.asarray(t)[..., 0]
         return s**degree - _powers(s, degree) @ x[:degree]
+
+    def derivative(x, t):  # d/dt residual = degree·t^(degree−1) − Σ_k k·x_k·t^(k−1)
+        s = t[:, :1]
+        return degree * s ** (degree - 1) - _powers_derivative(s, degree) @ x[:degree]
 
     def lipschitz(x):  # |d/dt residual| ≤ degree + Σ_k k·|x_k| on [−1, 1]
         return degree + np.arange(degree) @ np.abs(x[:degree])
@@ -213,10 +232,10 @@ def _chebyshev(degree: int) -> LiteratureProblem:
         ),
         objective=lambda x: cp.Minimize(x[degree]),
         constraints=(
-            IndexedConstraint("above", lambda x, t: residual(x, t) - x[degree], (-1.0,), (1.0,),
-                              lipschitz),
-            IndexedConstraint("below", lambda x, t: -residual(x, t) - x[degree], (-1.0,), (1.0,),
-                              lipschitz),
+            IndexedConstraint("above", lambda x, t: residual(x, t) - x[degree], derivative,
+                              (-1.0,), (1.0,), lipschitz),
+            IndexedConstraint("below", lambda x, t: -residual(x, t) - x[degree],
+                              lambda x, t: -derivative(x, t), (-1.0,), (1.0,), lipschitz),
         ),
         many_local_maxima=degree >= 10,
     )
@@ -226,6 +245,9 @@ def _exp_linear_minimax() -> LiteratureProblem:
     def residual(x, t):
         s = np.asarray(t)[..., 0]
         return np.exp(s) - _powers(s, 2) @ x[:2]
+
+    def derivative(x, t):  # d/dt residual = e^t − x₁
+        return np.exp(t[:, :1]) - x[1]
 
     def lipschitz(x):  # |d/dt residual| ≤ e + |x₁| on [0, 1]
         return np.e + abs(x[1])
@@ -248,10 +270,10 @@ def _exp_linear_minimax() -> LiteratureProblem:
         ),
         objective=lambda x: cp.Minimize(x[2]),
         constraints=(
-            IndexedConstraint("above", lambda x, t: residual(x, t) - x[2], (0.0,), (1.0,),
-                              lipschitz),
-            IndexedConstraint("below", lambda x, t: -residual(x, t) - x[2], (0.0,), (1.0,),
-                              lipschitz),
+            IndexedConstraint("above", lambda x, t: residual(x, t) - x[2], derivative, (0.0,),
+                              (1.0,), lipschitz),
+            IndexedConstraint("below", lambda x, t: -residual(x, t) - x[2],
+                              lambda x, t: -derivative(x, t), (0.0,), (1.0,), lipschitz),
         ),
     )
 
@@ -264,6 +286,11 @@ def _norm(x):
 def _unit_circle(t):
     s = np.asarray(t)[..., 0]
     return np.stack([np.cos(s), np.sin(s)], axis=-1)
+
+
+def _unit_circle_slope(x, t):
+    """d/dt u(t)·x = −x₁ sin t + x₂ cos t for a stack t of shape (m, 1)."""
+    return -x[0] * np.sin(t) + x[1] * np.cos(t)
 
 
 def _powell_disc() -> LiteratureProblem:
@@ -281,8 +308,9 @@ def _powell_disc() -> LiteratureProblem:
         optimum_source="closed form −1: the lowest point (0, −1) of the unit disc",
         objective=lambda x: cp.Minimize(x[1]),
         constraints=(
-            IndexedConstraint("tangent", lambda x, t: -1.0 - _unit_circle(t) @ x, (0.0,),
-                              (2 * np.pi,), _norm),
+            IndexedConstraint("tangent", lambda x, t: -1.0 - _unit_circle(t) @ x,
+                              lambda x, t: -_unit_circle_slope(x, t), (0.0,), (2 * np.pi,),
+                              _norm),
         ),
     )
 
@@ -304,8 +332,8 @@ def _disc_projection() -> LiteratureProblem:
         optimum_source="closed form (√5 − 1)² = 6 − 2√5: the squared distance to the disc",
         objective=lambda x: cp.Minimize(cp.sum_squares(x - _DISC_POINT)),
         constraints=(
-            IndexedConstraint("tangent", lambda x, t: _unit_circle(t) @ x - 1.0, (0.0,),
-                              (2 * np.pi,), _norm),
+            IndexedConstraint("tangent", lambda x, t: _unit_circle(t) @ x - 1.0,
+                              _unit_circle_slope, (0.0,), (2 * np.pi,), _norm),
         ),
     )
 
@@ -315,6 +343,14 @@ def _tensor_exp2d() -> LiteratureProblem:
         t = np.asarray(t)
         basis = _powers(t[..., 0], 3)[..., :, None] * _powers(t[..., 1], 3)[..., None, :]
         return np.exp(t[..., 0] + t[..., 1]) - basis.reshape(*t.shape[:-1], 9) @ x
+
+    def grad_t(x, t):  # ∂g/∂s = e^(s+t) − Σ i·x_ij s^(i−1) t^j, ∂g/∂t likewise
+        coefficients = np.reshape(x, (3, 3))
+        s, u = _powers(t[:, 0], 3), _powers(t[:, 1], 3)
+        ds, du = _powers_derivative(t[:, 0], 3), _powers_derivative(t[:, 1], 3)
+        exp = np.exp(t[:, 0] + t[:, 1])[:, None]
+        return exp - np.column_stack([((ds @ coefficients) * u).sum(1),
+                                      ((s @ coefficients) * du).sum(1)])
 
     def lipschitz(x):  # |∂g/∂s| ≤ e² + Σ i·|x_ij|, |∂g/∂t| ≤ e² + Σ j·|x_ij| on [0, 1]²
         weight = np.abs(np.reshape(x, (3, 3)))
@@ -339,7 +375,7 @@ def _tensor_exp2d() -> LiteratureProblem:
             "the 1-D Gauss–Radau measures is dual feasible, with equal values"
         ),
         objective=lambda x: cp.Minimize(np.outer(means, means).ravel() @ x),
-        constraints=(IndexedConstraint("exp", g, (0.0, 0.0), (1.0, 1.0), lipschitz),),
+        constraints=(IndexedConstraint("exp", g, grad_t, (0.0, 0.0), (1.0, 1.0), lipschitz),),
     )
 
 
@@ -351,12 +387,22 @@ def _unit_sphere(t):
     )
 
 
+def _unit_sphere_slopes(x, t):
+    """(∂/∂θ u·x, ∂/∂φ u·x) for a stack t = (θ, φ) of shape (m, 2): ∂u/∂θ = (cos θ cos φ,
+    cos θ sin φ, −sin θ), ∂u/∂φ = (−sin θ sin φ, sin θ cos φ, 0)."""
+    theta, phi = t[:, 0], t[:, 1]
+    along_phi = x[1] * np.cos(phi) - x[0] * np.sin(phi)
+    return np.column_stack([np.cos(theta) * (x[0] * np.cos(phi) + x[1] * np.sin(phi))
+                            - x[2] * np.sin(theta), np.sin(theta) * along_phi])
+
+
 _BALL_VECTOR = np.array([1.0, 2.0, 2.0])
 
 
 def _ball(kind: str) -> LiteratureProblem:
     tangent = IndexedConstraint(  # |∂/∂θ u·x| ≤ ‖x‖ and |∂/∂φ u·x| ≤ ‖x‖
-        "tangent", lambda x, t: _unit_sphere(t) @ x - 1.0, (0.0, 0.0), (np.pi, 2 * np.pi),
+        "tangent", lambda x, t: _unit_sphere(t) @ x - 1.0, _unit_sphere_slopes, (0.0, 0.0),
+        (np.pi, 2 * np.pi),
         lambda x: np.sqrt(2.0) * np.linalg.norm(x))
     common = dict(n=3, p=2, constraints=(tangent,))
     if kind == "linear":

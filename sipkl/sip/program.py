@@ -104,7 +104,7 @@ class SemiInfiniteProgram:
 
     # -- solving -------------------------------------------------------------------
     def solve(self, oracle=None, *, tol: float = 1e-6, atol: float = 0.0, max_iter: int = 100,
-              time_limit: float = None, lipschitz=None, initial_points=None, n_price: int = 5,
+              time_limit: float = None, lipschitz=None, initial_points=None, n_price=None,
               prune="increase", random_state=None, verbose: int = 0, callback=None,
               solvers: Sequence[str] = DEFAULT_SOLVERS) -> SIPResult:
         """Solve by column generation (the exchange method) on
@@ -123,9 +123,14 @@ class SemiInfiniteProgram:
             A point is violated when g_j(x, t) > (tol + atol)·s_j: ``tol`` and ``atol`` are
             both relative to the constraint's scale s_j (see
             :class:`~sipkl.sip.master.DiscretizedMaster`), the one rule in any units.
-        max_iter, time_limit, n_price, random_state, verbose
-            As for :class:`~sipkl.engine.ColumnGeneration` (``n_price``: index points added
-            per round at most).
+        max_iter, time_limit, random_state, verbose
+            As for :class:`~sipkl.engine.ColumnGeneration`.
+        n_price : int, optional
+            Index points added per round at most. Default: n, the number of scalar variables
+            (by Carathéodory's theorem an optimal dual measure needs at most n index points):
+            every maximizer of the violation that carries one may move in one round (the
+            exchange method), where a smaller cap moves some of them per round — e.g. 5 of
+            the 11 extrema of the Chebyshev approximation of t¹⁰.
         prune : {"increase", True, False}
             When to drop the index points whose multiplier is 0. ``"increase"`` (default):
             after a master solve whose value has increased (decreased, for a maximization)
@@ -152,6 +157,10 @@ class SemiInfiniteProgram:
         """
         if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol >= 0):
             raise ValueError(f"tol must be a finite number ≥ 0, got {tol!r}")
+        if n_price is None:
+            n_price = self._n_variables()
+        elif not (isinstance(n_price, numbers.Integral) and n_price >= 1):
+            raise ValueError(f"n_price must be an integer ≥ 1 or None, got {n_price!r}")
         if prune == "increase":
             prune = DropAfterIncrease(1 if isinstance(self.objective, cp.Minimize) else -1)
         elif not isinstance(prune, bool):
@@ -210,6 +219,10 @@ class SemiInfiniteProgram:
                             f"{type(value).__name__}")
         return [value] * n
 
+    def _n_variables(self) -> int:
+        """n, the number of scalar variables of the program."""
+        return sum(v.size for v in self.master.variables)
+
     def _oracle(self, oracle, constants):
         if oracle is None:
             oracle = "lipschitz" if any(c is not None for c in constants) else "ipopt"
@@ -230,7 +243,7 @@ class SemiInfiniteProgram:
 
     def _initial_columns(self, initial_points) -> list[Column]:
         if initial_points is None:
-            n = sum(v.size for v in self.master.variables) + 1
+            n = self._n_variables() + 1
             return [Column.make(c.T, t) for c in self.semi_infinite
                     for t in c.T.initial_points(n)]
         points = self._per_constraint(list(initial_points), "initial_points")

@@ -68,6 +68,21 @@ class IndexPointPricing:
         grads = self.constraint.gradients(self.x, points, raw)
         return raw / self.scale, grads / self.scale
 
+    def hessian_batch(self, dtype=np.float64):
+        """``H(points, coords) -> (m, q, q)``, the Hessians of the scaled g on the coordinates
+        ``coords`` (by differences of the stated t-gradient, see
+        :meth:`SemiInfiniteConstraint.hessians`; ``dtype`` ignored), or ``None`` when the
+        constraint states no t-gradient: the IPOPT oracle then refines by projected Newton
+        steps instead of projected gradient ones."""
+        if self.constraint.grad_t is None:
+            return None
+        return self._hessians
+
+    def _hessians(self, points, coords) -> np.ndarray:
+        points = np.asarray(points, dtype=float).reshape(-1, len(self.lower))
+        self.n_evals += 2 * len(points) * len(coords)
+        return self.constraint.hessians(self.x, points, np.asarray(coords)) / self.scale
+
     def value_and_grad(self, point) -> tuple[float, np.ndarray]:
         values, grads = self.values_and_grads(np.asarray(point, float)[None, :])
         return float(values[0]), grads[0]
