@@ -63,7 +63,11 @@ class PriceMatrix:
 
     @cached_property
     def on_support(self) -> np.ndarray:
-        """W restricted to ``support × support``, as a dense array."""
+        """W restricted to ``support × support``, as a dense array (kept)."""
+        return self.dense_on_support()
+
+    def dense_on_support(self) -> np.ndarray:
+        """W restricted to ``support × support``, as a new dense array (not kept)."""
         idx = self.support
         if self._dense is not None:
             return self._dense[np.ix_(idx, idx)]

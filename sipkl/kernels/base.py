@@ -24,6 +24,13 @@ def squared_distances(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
     return d2
 
 
+def upper_triangle(A: np.ndarray) -> np.ndarray:
+    """The entries ``A[i, j]``, i < j, of a square matrix in the order of
+    ``np.triu_indices(len(A), 1)``, selected by a boolean mask (n² bytes instead of the 16n²
+    of the two index arrays)."""
+    return A[np.triu(np.ones(A.shape, dtype=bool), 1)]
+
+
 def check_bounds(bounds, name: str = "bounds", nonnegative: bool = True) -> tuple[float, float]:
     """Validate a ``(lower, upper)`` pair of finite floats with lower < upper."""
     try:
@@ -229,8 +236,7 @@ class PairExponential:
     @classmethod
     def from_upper(cls, deltas, W):
         """``deltas`` for the pairs ``np.triu_indices(len(W), 1)`` (in that order)."""
-        iu = np.triu_indices(len(W), 1)
-        return cls(deltas, 2.0 * W[iu], np.trace(W))
+        return cls(deltas, 2.0 * upper_triangle(W), np.trace(W))
 
     def __call__(self, thetas, grad: bool = True, dtype=np.float64):
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
