@@ -236,7 +236,9 @@ class PairExponential:
     @classmethod
     def from_upper(cls, deltas, W):
         """``deltas`` for the pairs ``np.triu_indices(len(W), 1)`` (in that order)."""
-        return cls(deltas, 2.0 * upper_triangle(W), np.trace(W))
+        weights = upper_triangle(W)
+        weights *= 2.0  # in place: one P-vector, not two
+        return cls(deltas, weights, np.trace(W))
 
     def __call__(self, thetas, grad: bool = True, dtype=np.float64):
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
