@@ -6,7 +6,7 @@ import pytest
 import sipkl.kernels.gaussian as gaussian
 from sipkl import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
                    KernelUnion, Laplacian, Polynomial, PriceMatrix, Precomputed)
-from sipkl.kernels.base import PairExponential
+from sipkl.kernels.base import PairExponential, upper_triangle
 from sipkl.workspace import Workspace
 
 N, D = 15, 3
@@ -349,3 +349,9 @@ def test_union_members():
 def test_union_bad_families(families):
     with pytest.raises(TypeError, match="families"):
         KernelUnion(families)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7])
+def test_upper_triangle_is_in_the_order_of_triu_indices(n):
+    A = np.random.default_rng(n).random((n, n))
+    np.testing.assert_array_equal(upper_triangle(A), A[np.triu_indices(n, 1)])

@@ -28,7 +28,8 @@ def upper_triangle(A: np.ndarray) -> np.ndarray:
     """The entries ``A[i, j]``, i < j, of a square matrix in the order of
     ``np.triu_indices(len(A), 1)``, selected by a boolean mask (n² bytes instead of the 16n²
     of the two index arrays)."""
-    return A[np.triu(np.ones(A.shape, dtype=bool), 1)]
+    index = np.arange(len(A))
+    return A[index[:, None] < index[None, :]]
 
 
 def check_bounds(bounds, name: str = "bounds", nonnegative: bool = True) -> tuple[float, float]:
