@@ -15,9 +15,21 @@ from typing import Callable
 import numpy as np
 
 
+#: elements of the temporary block of :func:`squared_distances` (2²⁰ doubles: 8 MB)
+_DISTANCE_BLOCK = 2 ** 20
+
+
 def squared_distances(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """‖x_i − y_j‖² through one matrix product, clipped at 0 against round-off."""
-    d2 = (X * X).sum(1)[:, None] + (Y * Y).sum(1)[None, :] - 2.0 * (X @ Y.T)
+    """‖x_i − y_j‖² = (‖x_i‖² + ‖y_j‖²) − 2⟨x_i, y_j⟩ through one matrix product, clipped at 0
+    against round-off; the sums are formed in blocks of rows in the product's buffer (one
+    n × m array, no n × m temporary)."""
+    d2 = X @ Y.T
+    d2 *= 2.0
+    a, b = (X * X).sum(1), (Y * Y).sum(1)
+    step = max(1, _DISTANCE_BLOCK // max(1, len(b)))
+    for start in range(0, len(a), step):
+        rows = slice(start, start + step)
+        np.subtract(a[rows, None] + b[None, :], d2[rows], out=d2[rows])
     np.maximum(d2, 0.0, out=d2)
     if X is Y:
         np.fill_diagonal(d2, 0.0)
