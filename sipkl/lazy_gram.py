@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg.blas import daxpy
 
-from .kernels.base import KernelFamily
+from .kernels.base import KernelFamily, row_blocks
 
 #: elements of one block of rows of a lazy Gram matrix (2²² doubles: 32 MB)
 BLOCK_ELEMENTS = 2 ** 22
@@ -40,9 +40,7 @@ class LazyGram:
     def blocks(self, Y: np.ndarray):
         """``(rows, K(θ; X[rows], Y))`` for consecutive slices ``rows`` of the points, each
         block of about :data:`BLOCK_ELEMENTS` entries."""
-        step = max(1, BLOCK_ELEMENTS // max(1, len(Y)))
-        for start in range(0, len(self.X), step):
-            rows = slice(start, start + step)
+        for rows in row_blocks(len(self.X), len(Y), BLOCK_ELEMENTS):
             yield rows, self.family.gram_from(self.family.geometry(self.X[rows], Y), self.theta)
 
     def __matmul__(self, w) -> np.ndarray:

@@ -153,7 +153,8 @@ class KernelPricingProblem:
 class SupportPricingProblem(KernelPricingProblem):
     """The pricing problem of a lazy :class:`Workspace`: the geometry of the support
     ``X_support`` of W and W on it (n_sv × n_sv each) are computed when read, not kept;
-    the batch pricer is built from them once (a Gaussian keeps only its pairs)."""
+    the batch pricer is built once, in blocks of rows where the family can
+    (:meth:`KernelFamily.support_pricer`: a Gaussian keeps only its pairs)."""
 
     def __init__(self, family: KernelFamily, X_support: np.ndarray, price: PriceMatrix,
                  n_features: int, regularizer=None):
@@ -166,4 +167,10 @@ class SupportPricingProblem(KernelPricingProblem):
 
     @property
     def W(self) -> np.ndarray:
-        return self.price.dense_on_support()
+        return self.price.rows_on_support(slice(None))
+
+    def _batch_pricer(self):
+        if self._pricer is None:
+            self._pricer = self.family.support_pricer(self.X_support,
+                                                      self.price.rows_on_support)
+        return self._pricer

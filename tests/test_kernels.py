@@ -359,7 +359,7 @@ def test_upper_triangle_is_in_the_order_of_triu_indices(n):
 
 def test_squared_distances_in_blocks_of_rows_are_the_pairwise_differences(monkeypatch):
     import sipkl.kernels.base
-    monkeypatch.setattr(sipkl.kernels.base, "_DISTANCE_BLOCK", 20)  # blocks of 2 rows
+    monkeypatch.setattr(sipkl.kernels.base, "ROW_BLOCK_ELEMENTS", 20)  # blocks of 2 rows
     rng = np.random.default_rng(3)
     X, Y = rng.normal(size=(9, 4)), rng.normal(size=(7, 4))
     for A, B in ((X, Y), (X, X)):

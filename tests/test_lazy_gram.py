@@ -8,6 +8,7 @@ from sipkl import GaussianARD, GaussianIso, GaussianSeparate, IKLClassifier
 from sipkl.contracts import Column
 from sipkl.lazy_gram import LazyGram, add_scaled
 from sipkl.masters.hinge import HingeMKLNewton, combined_gram
+from sipkl.price import PriceMatrix
 from sipkl.workspace import Workspace
 
 
@@ -155,3 +156,31 @@ def test_ikl_run_with_ipopt_is_the_same_without_cached_grams(monkeypatch):
                                rtol=1e-2)
     np.testing.assert_allclose(b.history["objective"], a.history["objective"], rtol=1e-4)
     assert_lazy_structure(space)
+
+
+@pytest.mark.parametrize("family", [GaussianIso(), GaussianSeparate().members(5)[2],
+                                    GaussianARD()])
+def test_support_pricer_in_row_blocks_is_the_brute_force_price(monkeypatch, family):
+    """The pricer of a lazy workspace (pairs built in blocks of 3 rows for the isotropic
+    Gaussians) against <W, K(θ)> summed over the full matrices, and its gradient against
+    central differences."""
+    import sipkl.kernels.base
+    monkeypatch.setattr(sipkl.kernels.base, "ROW_BLOCK_ELEMENTS", 3 * 25)
+    X, y = chessboard(25, seed=4)
+    w = np.where(np.arange(25) % 4 == 1, 0.0, y * np.linspace(0.1, 1.0, 25))
+    price = PriceMatrix.rank_one(w, 0.5)
+    problem = Workspace(X, family, max_gram_bytes=0).pricing_problem(family, price)
+    p = family.n_params(5)
+    thetas = np.random.default_rng(0).uniform(0.0, 3.0, (4, p))
+    values, grads = problem.values_and_grads(thetas)
+    for theta, value, grad in zip(thetas, values, grads):
+        K = gaussian(X, scales_of(family, theta))
+        assert value == pytest.approx(0.5 * w @ K @ w, rel=1e-12)
+        for d in range(p):
+            step = np.eye(p)[d] * 1e-6
+            K_plus, K_minus = (gaussian(X, scales_of(family, theta + s)) for s in (step, -step))
+            assert grad[d] == pytest.approx(0.5 * w @ (K_plus - K_minus) @ w / 2e-6, rel=1e-6)
+    # the square path of a cached workspace is the same pricer
+    cached = Workspace(X, family).pricing_problem(family, price).values_and_grads(thetas)
+    np.testing.assert_allclose(values, cached[0], rtol=1e-12)
+    np.testing.assert_allclose(grads, cached[1], rtol=1e-10, atol=1e-12)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import (KernelFamily, OneParameterFamily, PairExponential, check_bounds,
+from .base import (KernelFamily, OneParameterFamily, PairExponential, check_bounds, row_blocks,
                    squared_distances, upper_triangle)
 
 #: scales (s · median squared distance) of the deterministic starting spread
@@ -71,6 +71,14 @@ class GaussianIso(OneParameterFamily):
     def batch_pricer(self, geom, W):
         # δ_ij = ‖x_i − x_j‖² over the upper triangle
         return PairExponential.from_upper(upper_triangle(geom)[:, None], W)
+
+    def support_pricer(self, X, W_rows):
+        """:meth:`batch_pricer` from blocks of rows of the squared distances and of W: the
+        pairs only (16 bytes each), no n_sv × n_sv matrix."""
+        X = self._select(X)
+        return PairExponential.from_row_blocks(len(X), (
+            (rows, squared_distances(X[rows], X), W_rows(rows))
+            for rows in row_blocks(len(X), len(X))))
 
     def starting_points(self, X, n, random_state=None):
         lo, hi = self.param_bounds(None)
