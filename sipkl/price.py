@@ -63,12 +63,16 @@ class PriceMatrix:
 
     @cached_property
     def on_support(self) -> np.ndarray:
-        """W restricted to ``support × support``, as a dense array."""
+        """W restricted to ``support × support``, as a dense array (kept)."""
+        return self.rows_on_support(slice(None))
+
+    def rows_on_support(self, rows: slice) -> np.ndarray:
+        """The rows ``rows`` of W restricted to ``support × support``, a new dense array."""
         idx = self.support
         if self._dense is not None:
-            return self._dense[np.ix_(idx, idx)]
+            return self._dense[np.ix_(idx[rows], idx)]
         U = self.factor[idx]
-        return (U * self.signs) @ U.T
+        return (U[rows] * self.signs) @ U.T
 
     def dense(self) -> np.ndarray:
         """The full n × n matrix."""

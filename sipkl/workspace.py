@@ -8,8 +8,13 @@ import numpy as np
 
 from .contracts import Column
 from .kernels.base import KernelFamily
+from .lazy_gram import LazyGram
 from .price import PriceMatrix
 from .threads import one_blas_thread
+
+#: a column's Gram matrix (n × n, float64) is cached while it takes at most this many bytes
+#: (n ≤ 5792); larger ones are :class:`~sipkl.lazy_gram.LazyGram`
+GRAM_CACHE_BYTES = 2 ** 28
 
 
 class Workspace:
@@ -18,28 +23,44 @@ class Workspace:
     With a ``family`` it is the :class:`~sipkl.contracts.ColumnSpace` of a kernel-learning
     run: the master reads the Gram matrices of the columns, and each concrete member of the
     family has one pricing problem per round.
+
+    Memory: an n × n Gram matrix takes 8n² bytes per column. When that is more than
+    ``max_gram_bytes`` (default :data:`GRAM_CACHE_BYTES`, 256 MiB: n > 5792) the workspace is
+    *lazy*: the columns are :class:`~sipkl.lazy_gram.LazyGram` (computed when read, in blocks
+    of rows) and no n × n geometry is built; the pricing problems use the geometry of the
+    support of W only. A run then holds one n × n matrix, the master's K(d), whatever its
+    number of columns.
     """
 
-    def __init__(self, X: np.ndarray, family: KernelFamily = None):
+    def __init__(self, X: np.ndarray, family: KernelFamily = None, max_gram_bytes=None):
         self.X = X
         self.families = [] if family is None else family.members(X.shape[1])
+        budget = GRAM_CACHE_BYTES if max_gram_bytes is None else max_gram_bytes
+        if not (np.isscalar(budget) and budget >= 0):
+            raise ValueError(f"max_gram_bytes must be a non-negative number, got {budget!r}")
+        self.lazy = 8 * len(X) ** 2 > budget
         self._geometry: dict[KernelFamily, object] = {}
-        self._grams: dict[Column, np.ndarray] = {}
+        self._grams: dict[Column, object] = {}
 
     def geometry(self, family: KernelFamily):
         if family not in self._geometry:
             self._geometry[family] = family.geometry(self.X)
         return self._geometry[family]
 
-    def gram(self, column: Column) -> np.ndarray:
-        if column not in self._grams:
+    def gram(self, column: Column):
+        """The Gram matrix of ``column`` on ``X``: an array, or a :class:`LazyGram` when the
+        workspace is lazy (cached either way, so that a column reads as the same object)."""
+        if column not in self._grams and self.lazy:
+            self._grams[column] = LazyGram(column.family, column.theta, self.X)
+        elif column not in self._grams:
             with one_blas_thread():  # see sipkl.threads
                 self._grams[column] = column.family.gram_from(self.geometry(column.family),
                                                               np.asarray(column.theta))
         return self._grams[column]
 
-    def master_inputs(self, columns) -> list[np.ndarray]:
-        """The Gram matrices of ``columns``, what a kernel master solves over."""
+    def master_inputs(self, columns) -> list:
+        """The Gram matrices of ``columns`` (see :meth:`gram`), what a kernel master solves
+        over."""
         return [self.gram(c) for c in columns]
 
     def pricing_problems(self, price: PriceMatrix, regularizer=None) -> list:
@@ -55,8 +76,11 @@ class Workspace:
     def pricing_problem(self, family: KernelFamily, price: PriceMatrix,
                         regularizer=None) -> "KernelPricingProblem":
         idx = price.support
+        if self.lazy:
+            return SupportPricingProblem(family, self.X[idx], price, self.X.shape[1],
+                                         regularizer)
         return KernelPricingProblem(family, family.restrict(self.geometry(family), idx),
-                              price.on_support, self.X.shape[1], regularizer)
+                                    price.on_support, self.X.shape[1], regularizer)
 
 
 class KernelPricingProblem:
@@ -70,11 +94,20 @@ class KernelPricingProblem:
 
     def __init__(self, family: KernelFamily, geometry, W: np.ndarray, n_features: int,
                  regularizer=None):
-        self.family, self.geometry, self.W = family, geometry, W
-        self.n_features, self.regularizer = n_features, regularizer
+        self.geometry, self.W = geometry, W
+        self._setup(family, n_features, regularizer)
+
+    def _setup(self, family, n_features, regularizer):
+        self.family, self.n_features, self.regularizer = family, n_features, regularizer
         self.lower, self.upper = family.param_bounds(n_features)
         self.n_evals = 0
         self._pricer = None
+
+    def _batch_pricer(self):
+        """:meth:`KernelFamily.batch_pricer` of this problem, built on first use."""
+        if self._pricer is None:
+            self._pricer = self.family.batch_pricer(self.geometry, self.W)
+        return self._pricer
 
     def value_and_grad(self, theta) -> tuple[float, np.ndarray]:
         values, grads = self.values_and_grads(np.asarray(theta, float)[None, :])
@@ -86,19 +119,16 @@ class KernelPricingProblem:
         float32 for a search whose results are evaluated again)."""
         thetas = np.atleast_2d(np.asarray(thetas, float))
         self.n_evals += len(thetas)
-        if self._pricer is None:
-            self._pricer = self.family.batch_pricer(self.geometry, self.W)
-        return self._regularized(thetas, *self._pricer(thetas, grad, dtype))
+        return self._regularized(thetas, *self._batch_pricer()(thetas, grad, dtype))
 
     def hessian_batch(self, dtype=np.float64):
         """``H(thetas) -> (S, p, p)``, the Hessians of the prices at the rows of ``thetas``
         (computed in ``dtype``), or ``None`` where the family's batch pricer has none or a
         regularizer is subtracted."""
-        if self._pricer is None:
-            self._pricer = self.family.batch_pricer(self.geometry, self.W)
-        if not hasattr(self._pricer, "hessians") or self.regularizer is not None:
+        pricer = self._batch_pricer()
+        if not hasattr(pricer, "hessians") or self.regularizer is not None:
             return None
-        return partial(self._pricer.hessians, dtype=dtype)
+        return partial(pricer.hessians, dtype=dtype)
 
     def values(self, thetas) -> np.ndarray:
         thetas = np.asarray(thetas, float).reshape(len(thetas), -1)
@@ -118,3 +148,29 @@ class KernelPricingProblem:
 
     def column(self, theta) -> Column:
         return Column.make(self.family, theta)
+
+
+class SupportPricingProblem(KernelPricingProblem):
+    """The pricing problem of a lazy :class:`Workspace`: the geometry of the support
+    ``X_support`` of W and W on it (n_sv × n_sv each) are computed when read, not kept;
+    the batch pricer is built once, in blocks of rows where the family can
+    (:meth:`KernelFamily.support_pricer`: a Gaussian keeps only its pairs)."""
+
+    def __init__(self, family: KernelFamily, X_support: np.ndarray, price: PriceMatrix,
+                 n_features: int, regularizer=None):
+        self.X_support, self.price = X_support, price
+        self._setup(family, n_features, regularizer)
+
+    @property
+    def geometry(self):
+        return self.family.geometry(self.X_support)
+
+    @property
+    def W(self) -> np.ndarray:
+        return self.price.rows_on_support(slice(None))
+
+    def _batch_pricer(self):
+        if self._pricer is None:
+            self._pricer = self.family.support_pricer(self.X_support,
+                                                      self.price.rows_on_support)
+        return self._pricer

@@ -6,7 +6,7 @@ import pytest
 import sipkl.kernels.gaussian as gaussian
 from sipkl import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
                    KernelUnion, Laplacian, Polynomial, PriceMatrix, Precomputed)
-from sipkl.kernels.base import PairExponential
+from sipkl.kernels.base import PairExponential, squared_distances, upper_triangle
 from sipkl.workspace import Workspace
 
 N, D = 15, 3
@@ -349,3 +349,20 @@ def test_union_members():
 def test_union_bad_families(families):
     with pytest.raises(TypeError, match="families"):
         KernelUnion(families)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7])
+def test_upper_triangle_is_in_the_order_of_triu_indices(n):
+    A = np.random.default_rng(n).random((n, n))
+    np.testing.assert_array_equal(upper_triangle(A), A[np.triu_indices(n, 1)])
+
+
+def test_squared_distances_in_blocks_of_rows_are_the_pairwise_differences(monkeypatch):
+    import sipkl.kernels.base
+    monkeypatch.setattr(sipkl.kernels.base, "ROW_BLOCK_ELEMENTS", 20)  # blocks of 2 rows
+    rng = np.random.default_rng(3)
+    X, Y = rng.normal(size=(9, 4)), rng.normal(size=(7, 4))
+    for A, B in ((X, Y), (X, X)):
+        reference = np.square(A[:, None, :] - B[None, :, :]).sum(-1)
+        np.testing.assert_allclose(squared_distances(A, B), reference, rtol=1e-12, atol=1e-12)
+    assert np.all(np.diag(squared_distances(X, X)) == 0)

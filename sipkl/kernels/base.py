@@ -15,13 +15,39 @@ from typing import Callable
 import numpy as np
 
 
+#: elements of one temporary block of rows (2²⁰ doubles: 8 MB)
+ROW_BLOCK_ELEMENTS = 2 ** 20
+
+
+def row_blocks(n_rows: int, row_length: int, elements: int = None) -> list[slice]:
+    """Consecutive slices of ``range(n_rows)``, each of about ``elements`` (default
+    :data:`ROW_BLOCK_ELEMENTS`) / ``row_length`` rows."""
+    elements = ROW_BLOCK_ELEMENTS if elements is None else elements
+    step = max(1, elements // max(1, row_length))
+    return [slice(start, start + step) for start in range(0, n_rows, step)]
+
+
 def squared_distances(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """‖x_i − y_j‖² through one matrix product, clipped at 0 against round-off."""
-    d2 = (X * X).sum(1)[:, None] + (Y * Y).sum(1)[None, :] - 2.0 * (X @ Y.T)
+    """‖x_i − y_j‖² = (‖x_i‖² + ‖y_j‖²) − 2⟨x_i, y_j⟩ through one matrix product, clipped at 0
+    against round-off; the sums are formed in blocks of rows in the product's buffer (one
+    n × m array, no n × m temporary)."""
+    d2 = X @ Y.T
+    d2 *= 2.0
+    a, b = (X * X).sum(1), (Y * Y).sum(1)
+    for rows in row_blocks(len(a), len(b)):
+        np.subtract(a[rows, None] + b[None, :], d2[rows], out=d2[rows])
     np.maximum(d2, 0.0, out=d2)
     if X is Y:
         np.fill_diagonal(d2, 0.0)
     return d2
+
+
+def upper_triangle(A: np.ndarray) -> np.ndarray:
+    """The entries ``A[i, j]``, i < j, of a square matrix in the order of
+    ``np.triu_indices(len(A), 1)``, selected by a boolean mask (n² bytes instead of the 16n²
+    of the two index arrays)."""
+    index = np.arange(len(A))
+    return A[index[:, None] < index[None, :]]
 
 
 def check_bounds(bounds, name: str = "bounds", nonnegative: bool = True) -> tuple[float, float]:
@@ -110,6 +136,13 @@ class KernelFamily:
         theta = self.validate_theta(theta, X.shape[1])
         return self.gram_from(self.geometry(X, None if Y is None else np.asarray(Y, float)),
                               theta)
+
+    def support_pricer(self, X, W_rows) -> "Callable":
+        """The :meth:`batch_pricer` of the points ``X`` (the support of W), W given by its
+        rows, ``W_rows(rows) -> W[rows, :]`` (``rows`` a slice). This default forms the
+        square geometry and W; a family whose pricer keeps only the pairs builds them in
+        blocks of rows instead (:meth:`PairExponential.from_row_blocks`)."""
+        return self.batch_pricer(self.geometry(X), W_rows(slice(None)))
 
     def price_and_grad(self, geom, theta, W) -> tuple[float, np.ndarray]:
         """``<W, K(θ)>`` and its gradient in θ, for a square geometry and dense W."""
@@ -229,8 +262,27 @@ class PairExponential:
     @classmethod
     def from_upper(cls, deltas, W):
         """``deltas`` for the pairs ``np.triu_indices(len(W), 1)`` (in that order)."""
-        iu = np.triu_indices(len(W), 1)
-        return cls(deltas, 2.0 * W[iu], np.trace(W))
+        weights = upper_triangle(W)
+        weights *= 2.0  # in place: one P-vector, not two
+        return cls(deltas, weights, np.trace(W))
+
+    @classmethod
+    def from_row_blocks(cls, m: int, blocks):
+        """The pricer of :meth:`from_upper` (one δ per pair, p = 1) from an m × m geometry
+        and W given in consecutive blocks of rows, ``blocks`` yielding ``(rows, δ[rows, :],
+        W[rows, :])``: only the pairs i < j are kept, no m × m matrix is formed."""
+        index = np.arange(m)
+        deltas, weights = np.empty(m * (m - 1) // 2), np.empty(m * (m - 1) // 2)
+        trace, at = 0.0, 0
+        for rows, delta, W in blocks:
+            upper = index[rows, None] < index[None, :]
+            count = int(np.count_nonzero(upper))
+            deltas[at:at + count] = delta[upper]
+            weights[at:at + count] = W[upper]
+            trace += np.trace(W[:, rows])
+            at += count
+        weights *= 2.0
+        return cls(deltas[:, None], weights, trace)
 
     def __call__(self, thetas, grad: bool = True, dtype=np.float64):
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import (KernelFamily, OneParameterFamily, PairExponential, check_bounds,
-                   squared_distances)
+from .base import (KernelFamily, OneParameterFamily, PairExponential, check_bounds, row_blocks,
+                   squared_distances, upper_triangle)
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
@@ -70,7 +70,15 @@ class GaussianIso(OneParameterFamily):
 
     def batch_pricer(self, geom, W):
         # δ_ij = ‖x_i − x_j‖² over the upper triangle
-        return PairExponential.from_upper(geom[np.triu_indices(len(geom), 1)][:, None], W)
+        return PairExponential.from_upper(upper_triangle(geom)[:, None], W)
+
+    def support_pricer(self, X, W_rows):
+        """:meth:`batch_pricer` from blocks of rows of the squared distances and of W: the
+        pairs only (16 bytes each), no n_sv × n_sv matrix."""
+        X = self._select(X)
+        return PairExponential.from_row_blocks(len(X), (
+            (rows, squared_distances(X[rows], X), W_rows(rows))
+            for rows in row_blocks(len(X), len(X))))
 
     def starting_points(self, X, n, random_state=None):
         lo, hi = self.param_bounds(None)
@@ -163,9 +171,9 @@ class GaussianARD(KernelFamily):
         """All scales at once through the pairs i < j: δ_ij = ([x_i]_d − [x_j]_d)²_d (P × D),
         when that matrix has at most ``_PAIR_ELEMENTS`` entries (else one θ at a time)."""
         X, _ = geom
-        i, j = np.triu_indices(len(X), 1)
-        if len(i) * X.shape[1] > _PAIR_ELEMENTS:
+        if len(X) * (len(X) - 1) // 2 * X.shape[1] > _PAIR_ELEMENTS:
             return super().batch_pricer(geom, W)
+        i, j = np.triu_indices(len(X), 1)
         return PairExponential(np.square(X[i] - X[j]), 2.0 * W[i, j], np.trace(W))
 
     def starting_points(self, X, n, random_state=None):

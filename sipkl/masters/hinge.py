@@ -25,10 +25,10 @@ from typing import Sequence
 import cvxpy as cp
 import numpy as np
 from scipy.linalg import LinAlgError, solve
-from scipy.linalg.blas import daxpy
 from scipy.optimize import OptimizeResult
 
 from ..contracts import MasterSolution
+from ..lazy_gram import add_scaled
 from ..solvers import Attempt, Status, minimize_simplex_qp, solve_cvxpy, solve_svm_dual
 from ..solvers.cvx import DEFAULT_SOLVERS
 from ..price import PriceMatrix
@@ -53,23 +53,28 @@ def _free(alpha, C) -> np.ndarray:
 
 
 def combined_svm(grams, d, y, C: float, tol: float):
-    """The SVM (libsvm, tolerance ``tol``) for K(d) = Σ d_m K_m, and K(d)."""
+    """The SVM (libsvm, tolerance ``tol``) for K(d) = Σ d_m K_m, and K(d) on the free
+    support vectors of that SVM (what :meth:`HingeMKLNewton._hessian` reads); the n × n
+    K(d) itself is not kept."""
     Kd = combined_gram(grams, d)
-    return solve_svm_dual(Kd, y, C, tol=tol), Kd
+    svm = solve_svm_dual(Kd, y, C, tol=tol)
+    free = np.flatnonzero(_free(svm.alpha, C))
+    return svm, Kd[np.ix_(free, free)]
 
 
 def combined_gram(grams, d) -> np.ndarray:
-    """K(d) = Σ_{d_m > 0} d_m K_m, accumulated in place (one BLAS axpy per column)."""
+    """K(d) = Σ_{d_m > 0} d_m K_m, accumulated in place (:func:`~sipkl.lazy_gram.add_scaled`:
+    one BLAS axpy per cached Gram matrix, blocks of rows of a lazy one)."""
     Kd = np.zeros(np.shape(grams[0]))
-    flat = Kd.reshape(-1)
     for dm, K in zip(d, grams):
         if dm > 0:
-            daxpy(np.ascontiguousarray(K, dtype=float).reshape(-1), flat, a=float(dm))
+            add_scaled(Kd, K, dm)
     return Kd
 
 
 def _column_products(grams, w) -> np.ndarray:
-    """The columns K_m w (n × m): matrix-vector products, no copy of any Gram block."""
+    """The columns K_m w (n × m): matrix-vector products, no copy of any Gram block (a lazy
+    Gram matrix computes only its columns on the support of w)."""
     return np.column_stack([K @ w for K in grams])
 
 
@@ -166,7 +171,8 @@ class HingeMKLNewton:
                  max_steps: int = 50):
         self.y, self.C = _check(y, C)
         self.gap_tol, self.svm_tol, self.max_steps = gap_tol, svm_tol, max_steps
-        self._last = None  # (Gram matrices with d_m > 0, their d_m, SVM, K(d)) of the last end
+        # (Gram matrices with d_m > 0, their d_m, SVM, K(d) on its free SVs) of the last end
+        self._last = None
 
     def _start_svm(self, grams, d):
         """The SVM at the starting weights: the last solve's final SVM when the warm start is
@@ -176,11 +182,11 @@ class HingeMKLNewton:
         starts from the previous weights with the new columns at 0, which is that point."""
         positive = [K for K, dm in zip(grams, d) if dm > 0]
         if self._last is not None:
-            last_grams, last_d, svm, Kd = self._last
+            last_grams, last_d, svm, K_free = self._last
             if (len(positive) == len(last_grams)
                     and all(K is L for K, L in zip(positive, last_grams))
                     and np.array_equal(d[d > 0], last_d)):
-                return replace(svm, attempts=[]), Kd  # its libsvm run is already recorded
+                return replace(svm, attempts=[]), K_free  # its libsvm run is already recorded
         return combined_svm(grams, d, self.y, self.C, self.svm_tol)
 
     def solve(self, grams, warm_start=None) -> MasterSolution:
@@ -192,7 +198,7 @@ class HingeMKLNewton:
         y, C = self.y, self.C
         d = simplex_start(warm_start, len(grams))
         svm_tol = self.svm_tol
-        svm, Kd = self._start_svm(grams, d)
+        svm, K_free = self._start_svm(grams, d)
         attempts = list(svm.attempts)
         status, stalled = svm.status, False  # stalled: no step descends, the gap open
         for _ in range(self.max_steps):
@@ -201,7 +207,7 @@ class HingeMKLNewton:
             J = svm.objective
             if T.max() - d @ T <= self.gap_tol * max(1.0, abs(J)) or len(grams) == 1:
                 break
-            target, step_attempt = self._model_minimizer(Kd, Kw, d, svm.alpha, T)
+            target, step_attempt = self._model_minimizer(K_free, Kw, d, svm.alpha, T)
             if step_attempt is not None:
                 attempts.append(step_attempt)
             direction = target - d
@@ -217,7 +223,7 @@ class HingeMKLNewton:
             while t > 1e-10:
                 point = np.clip(d + t * direction, 0.0, None)
                 point /= point.sum()  # the SVM below is the one of the accepted point, exactly
-                trial, trial_Kd = combined_svm(grams, point, y, C, svm_tol)
+                trial, trial_K_free = combined_svm(grams, point, y, C, svm_tol)
                 if trial.objective <= J + 1e-4 * t * slope:
                     break
                 t *= 0.5
@@ -226,12 +232,12 @@ class HingeMKLNewton:
                     svm_tol *= 1e-2
                     attempts.append(Attempt("newton", Status.OPTIMAL_INACCURATE, "line search "
                                             f"failed: SVM tolerance tightened to {svm_tol:g}"))
-                    svm, Kd = combined_svm(grams, d, y, C, svm_tol)
+                    svm, K_free = combined_svm(grams, d, y, C, svm_tol)
                     continue
                 status, stalled = Status.OPTIMAL_INACCURATE, True
                 attempts.append(Attempt("newton", status, "line search failed (gap not closed)"))
                 break
-            d, svm, Kd = point, trial, trial_Kd
+            d, svm, K_free = point, trial, trial_K_free
             attempts += [a for a in trial.attempts if a.status is not Status.OPTIMAL]
             status = trial.status
         else:
@@ -239,7 +245,7 @@ class HingeMKLNewton:
             attempts.append(Attempt("newton", status, f"max_steps={self.max_steps} reached"))
         solution = _solution(grams, y, C, svm.alpha, svm.bias, d, status, attempts)
         self._last = None if svm_tol != self.svm_tol else (
-            [K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm, Kd)
+            [K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm, K_free)
         if not stalled or len(y) > QCQP_FALLBACK_MAX_N:
             return solution
         return self._qcqp_fallback(grams, solution)
@@ -260,13 +266,13 @@ class HingeMKLNewton:
         stopped.attempts += [note] + qcqp.attempts
         return stopped
 
-    def _model_minimizer(self, Kd, Kw, d, alpha, T):
+    def _model_minimizer(self, K_free, Kw, d, alpha, T):
         """argmin over the simplex of −Tᵀ(e − d) + ½ (e − d)ᵀ H (e − d).
 
         J is convex, but the computed H (free support vectors only, round-off) can have
         negative eigenvalues: they are clipped to 0 (a modified Newton model, convex), and a
         ridge of 10⁻⁸ times the mean eigenvalue makes it strictly convex."""
-        vals, vecs = np.linalg.eigh(self._hessian(Kd, Kw, d, alpha))
+        vals, vecs = np.linalg.eigh(self._hessian(K_free, Kw, d, alpha))
         vals = np.clip(vals, 0.0, None)
         vals += 1e-8 * (vals.mean() + 1e-12)
         H = (vecs * vals) @ vecs.T
@@ -282,15 +288,16 @@ class HingeMKLNewton:
         return vertex, Attempt("simplex_qp", Status.SOLVER_ERROR,
                                f"model step failed ({res.message}); Frank-Wolfe vertex used")
 
-    def _hessian(self, Kd, Kw, d, alpha):
-        """∇²J from K(d) and the products K_m (α∘y) (columns of ``Kw``)."""
+    def _hessian(self, K_free, Kw, d, alpha):
+        """∇²J from K(d) on the free support vectors of α (``K_free``) and the products
+        K_m (α∘y) (columns of ``Kw``)."""
         y, C = self.y, self.C
         F = np.flatnonzero(_free(alpha, C))
         if F.size == 0:
             return np.zeros((len(d), len(d)))
         yF = y[F]
         G = yF[:, None] * Kw[F]
-        QFF = Kd[np.ix_(F, F)] * np.outer(yF, yF)
+        QFF = K_free * np.outer(yF, yF)
         kkt = np.block([[QFF, yF[:, None]], [yF[None, :], np.zeros((1, 1))]])
         rhs = np.vstack([G, np.zeros((1, G.shape[1]))])
         try:

@@ -1,0 +1,186 @@
+"""Lazy Gram matrices (no n × n matrix per column) against the cached ones and closed forms."""
+import numpy as np
+import pytest
+
+import sipkl.lazy_gram
+import sipkl.workspace
+from sipkl import GaussianARD, GaussianIso, GaussianSeparate, IKLClassifier
+from sipkl.contracts import Column
+from sipkl.lazy_gram import LazyGram, add_scaled
+from sipkl.masters.hinge import HingeMKLNewton, combined_gram
+from sipkl.price import PriceMatrix
+from sipkl.workspace import Workspace
+
+
+def chessboard(n, seed=0, noise=3):
+    """A 2 × 2 chessboard in 2 signal dimensions plus ``noise`` noise dimensions."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 2 + noise))
+    y = np.where((X[:, 0] > 0) == (X[:, 1] > 0), 1.0, -1.0)
+    return X, y
+
+
+def gaussian(X, scales):
+    """exp(−Σ_d s_d (x_id − x_jd)²) by broadcasting over all pairs (the closed form)."""
+    diff = X[:, None, :] - X[None, :, :]
+    return np.exp(-np.einsum("ijd,d->ij", diff * diff, scales))
+
+
+COLUMNS = [(GaussianIso(), [0.7]), (GaussianARD(), [0.3, 2.0, 0.0, 0.1, 5.0]),
+           (GaussianSeparate().members(5)[1], [1.5])]
+
+
+def scales_of(family, theta, p=5):
+    if isinstance(family, GaussianARD):
+        return np.asarray(theta)
+    scales = np.zeros(p)
+    scales[list(family.features) if family.features else slice(None)] = theta[0]
+    return scales
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of a few rows, so that every lazy product spans several blocks."""
+    monkeypatch.setattr(sipkl.lazy_gram, "BLOCK_ELEMENTS", 7 * 40)
+
+
+@pytest.mark.parametrize("family, theta", COLUMNS)
+def test_lazy_gram_is_the_closed_form(small_blocks, family, theta):
+    X, _ = chessboard(40)
+    K = LazyGram(family, theta, X)
+    reference = gaussian(X, scales_of(family, theta))
+    np.testing.assert_allclose(np.asarray(K), reference, rtol=1e-12, atol=1e-13)
+    w = np.zeros(40)
+    w[[2, 5, 17, 39]] = [0.5, -1.0, 2.0, -0.25]  # K w reads only the columns of this support
+    np.testing.assert_allclose(K @ w, reference @ w, rtol=1e-12, atol=1e-13)
+    np.testing.assert_array_equal(K @ np.zeros(40), np.zeros(40))
+    out = np.ones((40, 40))
+    np.testing.assert_allclose(add_scaled(out, K, 0.3), 1 + 0.3 * reference, rtol=1e-12)
+
+
+def test_lazy_gram_rejects_a_vector_of_the_wrong_length():
+    X, _ = chessboard(10)
+    with pytest.raises(ValueError, match="w must be a vector of length 10"):
+        LazyGram(GaussianIso(), [1.0], X) @ np.ones(9)
+
+
+def test_budget_decides_lazy_and_rejects_bad_values():
+    X, _ = chessboard(30)
+    assert not Workspace(X, GaussianIso()).lazy  # the default caches at this size
+    assert not Workspace(X, GaussianIso(), max_gram_bytes=8 * 30 * 30).lazy
+    assert Workspace(X, GaussianIso(), max_gram_bytes=8 * 30 * 30 - 1).lazy
+    with pytest.raises(ValueError, match="max_gram_bytes"):
+        Workspace(X, GaussianIso(), max_gram_bytes=-1)
+
+
+def test_lazy_workspace_gives_the_cached_combination_and_products(small_blocks):
+    X, _ = chessboard(60)
+    family = GaussianARD()
+    columns = [Column.make(family, t) for t in ([1, 1, 0, 0, 0], [0.2] * 5, [3, 0, 1, 0, 0])]
+    cached = Workspace(X, family).master_inputs(columns)
+    lazy = Workspace(X, family, max_gram_bytes=0).master_inputs(columns)
+    d = np.array([0.5, 0.0, 0.5])
+    np.testing.assert_allclose(combined_gram(lazy, d), combined_gram(cached, d),
+                               rtol=1e-12, atol=1e-14)
+    w = np.where(np.arange(60) % 3 == 0, np.linspace(-1, 1, 60), 0.0)
+    for K_lazy, K in zip(lazy, cached):
+        np.testing.assert_allclose(K_lazy @ w, K @ w, rtol=1e-12, atol=1e-13)
+
+
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_newton_master_on_lazy_grams_is_the_cached_solution(C):
+    X, y = chessboard(80, seed=1)
+    family = GaussianARD()
+    thetas = ([2, 2, 0, 0, 0], [0.5] * 5, [4, 0, 0, 0, 0], [0, 4, 0, 1, 0])
+    columns = [Column.make(family, t) for t in thetas]
+    cached, lazy = [HingeMKLNewton(y, C).solve(Workspace(X, family, max_gram_bytes=budget)
+                                               .master_inputs(columns))
+                    for budget in (None, 0)]
+    assert cached.status.value == lazy.status.value == "optimal"
+    assert (cached.weights > 1e-3).sum() >= 2  # a mixture, not one kernel
+    # J(d) is flat near its minimum: the weights agree to the master's tolerance (1e-6),
+    # the value J to rounding
+    np.testing.assert_allclose(lazy.weights, cached.weights, atol=1e-6)
+    assert lazy.objective == pytest.approx(cached.objective, rel=1e-10)
+
+
+def fit_lazy_and_cached(monkeypatch, X, y, **params):
+    """The same IKLClassifier fitted with cached Gram matrices, then with lazy ones (the
+    budget forced to 0); also returns the lazy run's workspace."""
+    cached = IKLClassifier(C=1.0, random_state=0, max_iter=8, **params).fit(X, y)
+    spaces = []
+    original = sipkl.workspace.Workspace.__init__
+
+    def recording(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        spaces.append(self)
+
+    monkeypatch.setattr(sipkl.workspace, "GRAM_CACHE_BYTES", 0)
+    monkeypatch.setattr(sipkl.workspace.Workspace, "__init__", recording)
+    lazy = IKLClassifier(C=1.0, random_state=0, max_iter=8, **params).fit(X, y)
+    (space,) = spaces
+    return cached, lazy, space
+
+
+def assert_lazy_structure(space):
+    """The lazy run kept no Gram matrix and no n × n geometry."""
+    assert space.lazy and space._grams
+    assert all(isinstance(K, LazyGram) for K in space._grams.values())
+    assert not space._geometry
+
+
+def test_ikl_run_with_a_global_oracle_is_the_same_without_cached_grams(monkeypatch):
+    """Grid oracle (global over its list): the same columns, weights and objective."""
+    X, y = chessboard(120, seed=2)
+    cached, lazy, space = fit_lazy_and_cached(monkeypatch, X, y, family=GaussianARD(),
+                                              oracle="grid")
+    a, b = cached.result_, lazy.result_
+    assert a.status == b.status and a.nit == b.nit and len(a.columns) >= 3
+    np.testing.assert_array_equal([c.theta for c in b.columns], [c.theta for c in a.columns])
+    np.testing.assert_allclose(b.weights, a.weights, atol=1e-6)
+    assert b.objective == pytest.approx(a.objective, rel=1e-10)
+    np.testing.assert_allclose(lazy.decision_function(X), cached.decision_function(X),
+                               rtol=1e-6, atol=1e-8)
+    assert_lazy_structure(space)
+
+
+def test_ikl_run_with_ipopt_is_the_same_without_cached_grams(monkeypatch):
+    """IPOPT multi-start: the same run to the engine's tolerance (tol = 1e-4 on prices).
+    The masters differ by rounding (≈1e-7 relative in the objective); the columns, local
+    maximizers of flat prices, move with about the square root of that."""
+    X, y = chessboard(120, seed=2)
+    cached, lazy, space = fit_lazy_and_cached(monkeypatch, X, y, family=GaussianIso())
+    a, b = cached.result_, lazy.result_
+    assert a.status == b.status and a.nit == b.nit and len(a.columns) == len(b.columns) >= 2
+    np.testing.assert_allclose([c.theta for c in b.columns], [c.theta for c in a.columns],
+                               rtol=1e-2)
+    np.testing.assert_allclose(b.history["objective"], a.history["objective"], rtol=1e-4)
+    assert_lazy_structure(space)
+
+
+@pytest.mark.parametrize("family", [GaussianIso(), GaussianSeparate().members(5)[2],
+                                    GaussianARD()])
+def test_support_pricer_in_row_blocks_is_the_brute_force_price(monkeypatch, family):
+    """The pricer of a lazy workspace (pairs built in blocks of 3 rows for the isotropic
+    Gaussians) against <W, K(θ)> summed over the full matrices, and its gradient against
+    central differences."""
+    import sipkl.kernels.base
+    monkeypatch.setattr(sipkl.kernels.base, "ROW_BLOCK_ELEMENTS", 3 * 25)
+    X, y = chessboard(25, seed=4)
+    w = np.where(np.arange(25) % 4 == 1, 0.0, y * np.linspace(0.1, 1.0, 25))
+    price = PriceMatrix.rank_one(w, 0.5)
+    problem = Workspace(X, family, max_gram_bytes=0).pricing_problem(family, price)
+    p = family.n_params(5)
+    thetas = np.random.default_rng(0).uniform(0.0, 3.0, (4, p))
+    values, grads = problem.values_and_grads(thetas)
+    for theta, value, grad in zip(thetas, values, grads):
+        K = gaussian(X, scales_of(family, theta))
+        assert value == pytest.approx(0.5 * w @ K @ w, rel=1e-12)
+        for d in range(p):
+            step = np.eye(p)[d] * 1e-6
+            K_plus, K_minus = (gaussian(X, scales_of(family, theta + s)) for s in (step, -step))
+            assert grad[d] == pytest.approx(0.5 * w @ (K_plus - K_minus) @ w / 2e-6, rel=1e-6)
+    # the square path of a cached workspace is the same pricer
+    cached = Workspace(X, family).pricing_problem(family, price).values_and_grads(thetas)
+    np.testing.assert_allclose(values, cached[0], rtol=1e-12)
+    np.testing.assert_allclose(grads, cached[1], rtol=1e-10, atol=1e-12)
