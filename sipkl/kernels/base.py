@@ -271,16 +271,7 @@ class PairExponential:
         """The pricer of :meth:`from_upper` (one δ per pair, p = 1) from an m × m geometry
         and W given in consecutive blocks of rows, ``blocks`` yielding ``(rows, δ[rows, :],
         W[rows, :])``: only the pairs i < j are kept, no m × m matrix is formed."""
-        index = np.arange(m)
-        deltas, weights = np.empty(m * (m - 1) // 2), np.empty(m * (m - 1) // 2)
-        trace, at = 0.0, 0
-        for rows, delta, W in blocks:
-            upper = index[rows, None] < index[None, :]
-            count = int(np.count_nonzero(upper))
-            deltas[at:at + count] = delta[upper]
-            weights[at:at + count] = W[upper]
-            trace += np.trace(W[:, rows])
-            at += count
+        (deltas, weights), trace = upper_from_row_blocks(m, blocks, 2)
         weights *= 2.0
         return cls(deltas[:, None], weights, trace)
 
@@ -298,11 +289,11 @@ class PairExponential:
     def _blocks(self, thetas, dtype, width: int):
         """Blocks of pairs, not single pairs: ``(Δ_b, w_b, E_b = exp(−Δ_b Θᵀ))``, each block
         of about ``CHUNK_ELEMENTS / width`` pairs."""
-        deltas, weights = self._in(dtype)
-        thetas_t = thetas.T.astype(deltas.dtype)
+        weights = self._weights(dtype)
+        thetas_t = thetas.T.astype(weights.dtype)
         step = max(1, self.CHUNK_ELEMENTS // max(1, width))
         for k in range(0, len(weights), step):
-            delta = deltas[k:k + step]
+            delta = self._deltas(k, min(k + step, len(weights)), weights.dtype)
             E = delta @ thetas_t
             np.negative(E, out=E)
             np.exp(E, out=E)
@@ -326,12 +317,61 @@ class PairExponential:
             hess += (E[:, :, None] * part[:, None, :]).reshape(len(delta), S * q).T @ part
         return hess.reshape(S, q, q)
 
-    def _in(self, dtype):
-        """``deltas`` and ``weights`` in ``dtype`` (the single-precision copy made once)."""
+    def _deltas(self, start: int, stop: int, dtype) -> np.ndarray:
+        """The rows ``start:stop`` of Δ in ``dtype``."""
+        return self._in("deltas", dtype)[start:stop]
+
+    def _weights(self, dtype) -> np.ndarray:
+        return self._in("weights", dtype)
+
+    def _in(self, name: str, dtype) -> np.ndarray:
+        """The array attribute ``name`` in ``dtype``: itself, or its single-precision copy
+        (made once)."""
         if np.dtype(dtype) == np.float64:
-            return self.deltas, self.weights
+            return getattr(self, name)
         if np.dtype(dtype) != np.float32:
             raise ValueError(f"dtype must be float64 or float32, got {dtype!r}")
-        if not hasattr(self, "_single"):
-            self._single = self.deltas.astype(np.float32), self.weights.astype(np.float32)
-        return self._single
+        single = self.__dict__.setdefault("_single", {})
+        if name not in single:
+            single[name] = getattr(self, name).astype(np.float32)
+        return single[name]
+
+
+class PointPairExponential(PairExponential):
+    """:class:`PairExponential` of the squared differences of points,
+    δ_ij = ([x_i]_d − [x_j]_d)²_d (p = D), with Δ formed block by block from the rows of X
+    at each evaluation instead of stored: P·D numbers less (P = m(m − 1)/2 pairs) for P·D
+    subtractions per evaluation, a D-th or less of the products' work. The pairs are those
+    of ``np.triu_indices(m, 1)``, in that order; pair f lies in row i with
+    c_i ≤ f < c_(i+1), c_i = i·m − i(i + 1)/2 the pairs of the rows before i."""
+
+    def __init__(self, X: np.ndarray, weights: np.ndarray, trace: float):
+        m = len(X)
+        rows = np.arange(m)
+        self.X, self.weights, self.trace = X, weights, float(trace)
+        self._row_starts = rows * m - rows * (rows + 1) // 2
+
+    def _deltas(self, start: int, stop: int, dtype) -> np.ndarray:
+        pairs = np.arange(start, stop)
+        i = np.searchsorted(self._row_starts, pairs, side="right") - 1
+        j = pairs - self._row_starts[i] + i + 1
+        X = self._in("X", dtype)
+        return np.square(X[i] - X[j])
+
+
+def upper_from_row_blocks(m: int, blocks, k: int) -> tuple[list[np.ndarray], float]:
+    """The entries i < j of k m × m matrices given in consecutive blocks of rows.
+
+    ``blocks`` yields ``(rows, A_1[rows, :], …, A_k[rows, :])`` (``rows`` a slice). Returns
+    the k vectors of entries A[i, j], i < j, in the order of ``np.triu_indices(m, 1)``, and
+    the trace of A_k; no m × m matrix is formed."""
+    index = np.arange(m)
+    uppers, trace, at = [np.empty(m * (m - 1) // 2) for _ in range(k)], 0.0, 0
+    for rows, *arrays in blocks:
+        upper = index[rows, None] < index[None, :]
+        count = int(np.count_nonzero(upper))
+        for out, array in zip(uppers, arrays):
+            out[at:at + count] = array[upper]
+        trace += np.trace(arrays[-1][:, rows])
+        at += count
+    return uppers, trace

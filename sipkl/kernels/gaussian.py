@@ -17,12 +17,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import (KernelFamily, OneParameterFamily, PairExponential, check_bounds, row_blocks,
-                   squared_distances, upper_triangle)
+from .base import (KernelFamily, OneParameterFamily, PairExponential, PointPairExponential,
+                   check_bounds, row_blocks, squared_distances, upper_from_row_blocks,
+                   upper_triangle)
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
-#: GaussianARD keeps the (pairs × dimensions) matrix of squared differences up to this size
+#: GaussianARD stores the (pairs × dimensions) matrix of squared differences up to this size,
+#: and forms it block by block at each evaluation beyond (:class:`PointPairExponential`)
 _PAIR_ELEMENTS = 2 ** 24
 
 
@@ -169,12 +171,25 @@ class GaussianARD(KernelFamily):
 
     def batch_pricer(self, geom, W):
         """All scales at once through the pairs i < j: δ_ij = ([x_i]_d − [x_j]_d)²_d (P × D),
-        when that matrix has at most ``_PAIR_ELEMENTS`` entries (else one θ at a time)."""
+        stored when that matrix has at most ``_PAIR_ELEMENTS`` entries, else formed in
+        blocks at each evaluation (:class:`PointPairExponential`)."""
         X, _ = geom
         if len(X) * (len(X) - 1) // 2 * X.shape[1] > _PAIR_ELEMENTS:
-            return super().batch_pricer(geom, W)
+            return PointPairExponential(X, 2.0 * upper_triangle(W), np.trace(W))
         i, j = np.triu_indices(len(X), 1)
         return PairExponential(np.square(X[i] - X[j]), 2.0 * W[i, j], np.trace(W))
+
+    def support_pricer(self, X, W_rows):
+        """:meth:`batch_pricer` with W taken in blocks of rows: no n_sv × n_sv matrix
+        beyond ``_PAIR_ELEMENTS`` (the weights of the pairs only, 8 bytes each)."""
+        Xs = self._select(X)
+        m = len(Xs)
+        if m * (m - 1) // 2 * Xs.shape[1] <= _PAIR_ELEMENTS:
+            return super().support_pricer(X, W_rows)
+        (weights,), trace = upper_from_row_blocks(
+            m, ((rows, W_rows(rows)) for rows in row_blocks(m, m)), 1)
+        weights *= 2.0
+        return PointPairExponential(Xs, weights, trace)
 
     def starting_points(self, X, n, random_state=None):
         """Isotropic scales first (the spread of :class:`GaussianIso`), then random sparse
