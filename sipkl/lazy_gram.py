@@ -43,6 +43,10 @@ class LazyGram:
         for rows in row_blocks(len(self.X), len(Y), BLOCK_ELEMENTS):
             yield rows, self.family.gram_from(self.family.geometry(self.X[rows], Y), self.theta)
 
+    def restricted(self, index) -> "LazyGram":
+        """K(θ) on the points ``X[index]``: the submatrix ``K[np.ix_(index, index)]``, lazy."""
+        return LazyGram(self.family, self.theta, self.X[index])
+
     def __matmul__(self, w) -> np.ndarray:
         """K w = K(θ; X, X_S) w_S over the support S of the vector ``w``."""
         w = np.asarray(w, dtype=float)
@@ -63,6 +67,12 @@ class LazyGram:
         return f"LazyGram({self.family!r}, theta={self.theta}, n={self.shape[0]})"
 
 
+def restrict(K, index):
+    """The submatrix ``K[np.ix_(index, index)]`` of a Gram matrix held as an array (a copy)
+    or as a :class:`LazyGram` (a lazy one)."""
+    return K.restricted(index) if isinstance(K, LazyGram) else K[np.ix_(index, index)]
+
+
 def add_scaled(out: np.ndarray, K, weight: float) -> np.ndarray:
     """``out += weight · K`` in place (``out`` C-contiguous float64), for a Gram matrix ``K``
     held as an array (one BLAS axpy) or a :class:`LazyGram` (one axpy per block of rows, the
@@ -72,3 +82,13 @@ def add_scaled(out: np.ndarray, K, weight: float) -> np.ndarray:
         daxpy(np.ascontiguousarray(block, dtype=float).reshape(-1), out[rows].reshape(-1),
               a=float(weight))
     return out
+
+
+def combined_gram(grams, d) -> np.ndarray:
+    """K(d) = Σ_{d_m > 0} d_m K_m, accumulated in place (:func:`add_scaled`: one BLAS axpy
+    per Gram matrix held as an array, blocks of rows of a lazy one)."""
+    Kd = np.zeros(np.shape(grams[0]))
+    for dm, K in zip(d, grams):
+        if dm > 0:
+            add_scaled(Kd, K, dm)
+    return Kd

@@ -28,12 +28,13 @@ from scipy.linalg import LinAlgError, solve
 from scipy.optimize import OptimizeResult
 
 from ..contracts import MasterSolution
-from ..lazy_gram import add_scaled
+from ..lazy_gram import LazyGram, combined_gram
 from ..solvers import Attempt, Status, minimize_simplex_qp, solve_cvxpy, solve_svm_dual
 from ..solvers.cvx import DEFAULT_SOLVERS
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
 from .common import simplex_start
+from .working_set import WORKING_SET_START, svm_on_working_set
 
 
 #: α_i ≤ SV_RTOL·C is 0 (not a support vector), α_i ≥ (1 − SV_RTOL)·C is at the bound C; the
@@ -46,30 +47,30 @@ SV_RTOL = 1e-6
 #: per column) only up to this many samples; beyond, its stopped solution is reported as is
 QCQP_FALLBACK_MAX_N = 1000
 
+#: above this many samples the SVM on lazy Gram matrices is solved on a working set
+#: (:mod:`~sipkl.masters.working_set`); at most this many, on all points at once
+WORKING_SET_MIN_N = 2 * WORKING_SET_START
+
 
 def _free(alpha, C) -> np.ndarray:
     """Mask of the free support vectors, SV_RTOL·C < α_i < (1 − SV_RTOL)·C."""
     return (alpha > SV_RTOL * C) & (alpha < (1 - SV_RTOL) * C)
 
 
-def combined_svm(grams, d, y, C: float, tol: float):
+def combined_svm(grams, d, y, C: float, tol: float, start=None):
     """The SVM (libsvm, tolerance ``tol``) for K(d) = Σ d_m K_m, and K(d) on the free
     support vectors of that SVM (what :meth:`HingeMKLNewton._hessian` reads); the n × n
-    K(d) itself is not kept."""
+    K(d) itself is not kept. On lazy Gram matrices above :data:`WORKING_SET_MIN_N` points
+    the SVM is solved on a working set grown from the points ``start``
+    (:func:`~sipkl.masters.working_set.svm_on_working_set`: K(d) only on that set)."""
+    if len(y) > WORKING_SET_MIN_N and any(isinstance(K, LazyGram) for K in grams):
+        svm, index, K_S = svm_on_working_set(grams, d, y, C, tol, start)
+        free = np.flatnonzero(_free(svm.alpha[index], C))
+        return svm, K_S[np.ix_(free, free)]
     Kd = combined_gram(grams, d)
     svm = solve_svm_dual(Kd, y, C, tol=tol)
     free = np.flatnonzero(_free(svm.alpha, C))
     return svm, Kd[np.ix_(free, free)]
-
-
-def combined_gram(grams, d) -> np.ndarray:
-    """K(d) = Σ_{d_m > 0} d_m K_m, accumulated in place (:func:`~sipkl.lazy_gram.add_scaled`:
-    one BLAS axpy per cached Gram matrix, blocks of rows of a lazy one)."""
-    Kd = np.zeros(np.shape(grams[0]))
-    for dm, K in zip(d, grams):
-        if dm > 0:
-            add_scaled(Kd, K, dm)
-    return Kd
 
 
 def _column_products(grams, w) -> np.ndarray:
@@ -164,7 +165,9 @@ class HingeMKLNewton:
     master is one SVM solve. Steps that stop short of that gap hand the columns to the QCQP
     master (:meth:`_qcqp_fallback`, recorded as an attempt; up to
     :data:`QCQP_FALLBACK_MAX_N` samples). A solve that starts where the last one ended (the
-    next round of column generation) starts from its SVM (:meth:`_start_svm`).
+    next round of column generation) starts from its SVM (:meth:`_start_svm`). On lazy Gram
+    matrices each SVM is solved on a working set (:func:`combined_svm`) grown from the
+    support of the SVM before it.
     """
 
     def __init__(self, y, C: float = 1.0, gap_tol: float = 1e-6, svm_tol: float = 1e-6,
@@ -181,13 +184,15 @@ class HingeMKLNewton:
         from a checkpoint stays the same run), else libsvm's. A round of column generation
         starts from the previous weights with the new columns at 0, which is that point."""
         positive = [K for K, dm in zip(grams, d) if dm > 0]
+        start = None
         if self._last is not None:
             last_grams, last_d, svm, K_free = self._last
             if (len(positive) == len(last_grams)
                     and all(K is L for K, L in zip(positive, last_grams))
                     and np.array_equal(d[d > 0], last_d)):
                 return replace(svm, attempts=[]), K_free  # its libsvm run is already recorded
-        return combined_svm(grams, d, self.y, self.C, self.svm_tol)
+            start = np.flatnonzero(svm.alpha)
+        return combined_svm(grams, d, self.y, self.C, self.svm_tol, start=start)
 
     def solve(self, grams, warm_start=None) -> MasterSolution:
         # matrix-vector products and small solves: see sipkl.threads
@@ -223,7 +228,8 @@ class HingeMKLNewton:
             while t > 1e-10:
                 point = np.clip(d + t * direction, 0.0, None)
                 point /= point.sum()  # the SVM below is the one of the accepted point, exactly
-                trial, trial_K_free = combined_svm(grams, point, y, C, svm_tol)
+                trial, trial_K_free = combined_svm(grams, point, y, C, svm_tol,
+                                                   start=np.flatnonzero(svm.alpha))
                 if trial.objective <= J + 1e-4 * t * slope:
                     break
                 t *= 0.5
@@ -232,7 +238,8 @@ class HingeMKLNewton:
                     svm_tol *= 1e-2
                     attempts.append(Attempt("newton", Status.OPTIMAL_INACCURATE, "line search "
                                             f"failed: SVM tolerance tightened to {svm_tol:g}"))
-                    svm, K_free = combined_svm(grams, d, y, C, svm_tol)
+                    svm, K_free = combined_svm(grams, d, y, C, svm_tol,
+                                               start=np.flatnonzero(svm.alpha))
                     continue
                 status, stalled = Status.OPTIMAL_INACCURATE, True
                 attempts.append(Attempt("newton", status, "line search failed (gap not closed)"))
