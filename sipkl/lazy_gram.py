@@ -36,6 +36,7 @@ class LazyGram:
     def __init__(self, family: KernelFamily, theta, X: np.ndarray):
         self.family, self.theta, self.X = family, np.asarray(theta, dtype=float), X
         self.shape = (len(X), len(X))
+        self._last_product = None  # (w, K w) of the last product
 
     def blocks(self, Y: np.ndarray):
         """``(rows, K(θ; X[rows], Y))`` for consecutive slices ``rows`` of the points, each
@@ -48,15 +49,20 @@ class LazyGram:
         return LazyGram(self.family, self.theta, self.X[index])
 
     def __matmul__(self, w) -> np.ndarray:
-        """K w = K(θ; X, X_S) w_S over the support S of the vector ``w``."""
+        """K w = K(θ; X, X_S) w_S over the support S of the vector ``w``. The last product is
+        kept: the hinge masters ask for K_m w with the same w several times (the SVM's
+        optimality check, the prices T_m, the master's solution)."""
         w = np.asarray(w, dtype=float)
         if w.shape != (self.shape[1],):
             raise ValueError(f"w must be a vector of length {self.shape[1]}, got shape {w.shape}")
+        if self._last_product is not None and np.array_equal(self._last_product[0], w):
+            return self._last_product[1].copy()
         support = np.flatnonzero(w)
         out = np.zeros(self.shape[0])
         if support.size:
             for rows, block in self.blocks(self.X[support]):
                 out[rows] = block @ w[support]
+        self._last_product = (w.copy(), out.copy())
         return out
 
     def __array__(self, dtype=None, copy=None):

@@ -59,6 +59,20 @@ def test_lazy_gram_is_the_closed_form(small_blocks, family, theta):
     np.testing.assert_allclose(add_scaled(out, K, 0.3), 1 + 0.3 * reference, rtol=1e-12)
 
 
+def test_lazy_gram_keeps_its_last_product_and_only_for_that_vector():
+    X, _ = chessboard(40)
+    K = LazyGram(GaussianIso(), [0.7], X)
+    reference = gaussian(X, scales_of(GaussianIso(), [0.7]))
+    u, v = np.zeros(40), np.zeros(40)
+    u[[1, 8]], v[[1, 30]] = [1.0, -2.0], [1.0, 0.5]
+    first = K @ u
+    first[:] = 0  # the caller's copy: the kept product is not changed by it
+    for w in (u, u.copy(), v, u):
+        np.testing.assert_allclose(K @ w, reference @ w, rtol=1e-12, atol=1e-13)
+    u[8] = 3.0  # the same array with new values is a new vector
+    np.testing.assert_allclose(K @ u, reference @ u, rtol=1e-12, atol=1e-13)
+
+
 def test_lazy_gram_rejects_a_vector_of_the_wrong_length():
     X, _ = chessboard(10)
     with pytest.raises(ValueError, match="w must be a vector of length 10"):
