@@ -8,6 +8,7 @@ from sipkl import GaussianARD
 from sipkl.contracts import Column
 from sipkl.lazy_gram import LazyGram
 from sipkl.masters.hinge import HingeMKLNewton
+from sipkl.masters.lp_norm import HingeMKLLpNorm
 from sipkl.masters.working_set import first_working_set, svm_on_working_set
 from sipkl.solvers import solve_svm_dual
 from sipkl.workspace import Workspace
@@ -102,15 +103,16 @@ def test_working_set_svm_is_the_same_run_in_other_units(small_start):
     assert b.objective == pytest.approx(a.objective, rel=1e-9)
 
 
-def test_newton_master_on_a_working_set_is_the_cached_solution(small_start, monkeypatch):
-    """The Newton master on lazy Gram matrices, its SVMs on working sets, against the
-    master on cached ones (libsvm on all points)."""
+@pytest.mark.parametrize("master", [HingeMKLNewton, HingeMKLLpNorm])
+def test_hinge_master_on_a_working_set_is_the_cached_solution(small_start, monkeypatch,
+                                                              master):
+    """The Newton and ℓp-norm masters on lazy Gram matrices, their SVMs on working sets,
+    against the same masters on cached ones (libsvm on all points)."""
     monkeypatch.setattr(sipkl.masters.hinge, "WORKING_SET_MIN_N", 0)
     X, y = chessboard(300, seed=1)
     columns = [Column.make(GaussianARD(), t) for t in THETAS + ([0, 4, 0, 1, 0],)]
-    cached, lazy = [HingeMKLNewton(y, 1.0).solve(Workspace(X, GaussianARD(),
-                                                           max_gram_bytes=budget)
-                                                 .master_inputs(columns))
+    cached, lazy = [master(y, 1.0).solve(Workspace(X, GaussianARD(), max_gram_bytes=budget)
+                                         .master_inputs(columns))
                     for budget in (None, 0)]
     assert cached.status.value == lazy.status.value == "optimal"
     assert (cached.weights > 1e-3).sum() >= 2

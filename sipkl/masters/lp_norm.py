@@ -72,9 +72,11 @@ class HingeMKLLpNorm:
         """``v ≥ 0`` scaled to the ℓp unit sphere."""
         return v / np.linalg.norm(v, self.p)
 
-    def _svm(self, grams, d):
-        """The SVM for K(d), and T(α) (the columns' prices)."""
-        svm, _ = combined_svm(grams, d, self.y, self.C, self.svm_tol)
+    def _svm(self, grams, d, last=None):
+        """The SVM for K(d), and T(α) (the columns' prices); on lazy Gram matrices its
+        working set starts from the support of the ``last`` SVM."""
+        start = None if last is None else np.flatnonzero(last.alpha)
+        svm, _ = combined_svm(grams, d, self.y, self.C, self.svm_tol, start=start)
         w = svm.alpha * self.y
         return svm, 0.5 * w @ _column_products(grams, w)
 
@@ -91,7 +93,7 @@ class HingeMKLLpNorm:
             # Kloft's update keeps a zero weight at zero (‖w_m‖ = 0): start the new columns
             # from the dual's optimality condition d ∝ T^{q−1} instead
             d = self._unit(T ** (q - 1.0))
-            svm, T = self._svm(grams, d)
+            svm, T = self._svm(grams, d, svm)
             attempts += svm.attempts
         for _ in range(self.max_steps):
             J = svm.objective
@@ -99,7 +101,7 @@ class HingeMKLLpNorm:
                 break
             norms = np.sqrt(2.0 * d ** 2 * T)  # ‖w_m‖
             d = self._unit(norms ** (2.0 / (p + 1.0)))
-            svm, T = self._svm(grams, d)
+            svm, T = self._svm(grams, d, svm)
             attempts += svm.attempts
             status = svm.status if svm.status is not Status.OPTIMAL else status
         else:
