@@ -56,15 +56,18 @@ def test_first_working_set_takes_both_classes_evenly():
     np.testing.assert_array_equal(first_working_set(y, 4), [0, 3, 6, 9, 10, 11, 12])
 
 
-@pytest.mark.parametrize("lazy", [False, True])
-def test_working_set_svm_is_libsvm_on_all_points(small_start, lazy):
+@pytest.mark.parametrize("lazy, started", [(False, False), (True, False), (True, True)])
+def test_working_set_svm_is_libsvm_on_all_points(small_start, lazy, started):
+    """From the first working set, or from the SVM at other weights (started)."""
     X, y = chessboard(300, seed=3)
     dense = [gaussian(X, np.asarray(t, dtype=float)) for t in THETAS]
     grams = [LazyGram(GaussianARD(), t, X) for t in THETAS] if lazy else dense
     K = sum(dm * Km for dm, Km in zip(D, dense))
-    svm, index, K_S = svm_on_working_set(grams, D, y, C, TOL)
+    start = solve_svm_dual(dense[1], y, C, tol=TOL).alpha if started else None
+    svm, index, K_S = svm_on_working_set(grams, D, y, C, TOL, start)
     full = solve_svm_dual(K, y, C, tol=TOL)
-    assert len(svm.attempts) >= 3 and len(index) < len(y)  # several rounds, not all points
+    assert len(index) < len(y)  # not all points
+    assert len(svm.attempts) >= (1 if started else 3)  # the first working set grows in rounds
     assert np.all(svm.alpha[np.setdiff1d(np.arange(len(y)), index)] == 0)
     np.testing.assert_allclose(K_S, K[np.ix_(index, index)], rtol=1e-12, atol=1e-14)
     assert violation(K, y, svm.alpha, C) <= TOL + float32_slack(K, svm.alpha)

@@ -61,8 +61,8 @@ def combined_svm(grams, d, y, C: float, tol: float, start=None):
     """The SVM (libsvm, tolerance ``tol``) for K(d) = Σ d_m K_m, and K(d) on the free
     support vectors of that SVM (what :meth:`HingeMKLNewton._hessian` reads); the n × n
     K(d) itself is not kept. On lazy Gram matrices above :data:`WORKING_SET_MIN_N` points
-    the SVM is solved on a working set grown from the points ``start``
-    (:func:`~sipkl.masters.working_set.svm_on_working_set`: K(d) only on that set)."""
+    the SVM is solved on a working set grown from the SVM ``start`` (its α; see
+    :func:`~sipkl.masters.working_set.svm_on_working_set`: K(d) only on that set)."""
     if len(y) > WORKING_SET_MIN_N and any(isinstance(K, LazyGram) for K in grams):
         svm, index, K_S = svm_on_working_set(grams, d, y, C, tol, start)
         free = np.flatnonzero(_free(svm.alpha[index], C))
@@ -191,7 +191,7 @@ class HingeMKLNewton:
                     and all(K is L for K, L in zip(positive, last_grams))
                     and np.array_equal(d[d > 0], last_d)):
                 return replace(svm, attempts=[]), K_free  # its libsvm run is already recorded
-            start = np.flatnonzero(svm.alpha)
+            start = svm.alpha
         return combined_svm(grams, d, self.y, self.C, self.svm_tol, start=start)
 
     def solve(self, grams, warm_start=None) -> MasterSolution:
@@ -229,7 +229,7 @@ class HingeMKLNewton:
                 point = np.clip(d + t * direction, 0.0, None)
                 point /= point.sum()  # the SVM below is the one of the accepted point, exactly
                 trial, trial_K_free = combined_svm(grams, point, y, C, svm_tol,
-                                                   start=np.flatnonzero(svm.alpha))
+                                                   start=svm.alpha)
                 if trial.objective <= J + 1e-4 * t * slope:
                     break
                 t *= 0.5
@@ -239,7 +239,7 @@ class HingeMKLNewton:
                     attempts.append(Attempt("newton", Status.OPTIMAL_INACCURATE, "line search "
                                             f"failed: SVM tolerance tightened to {svm_tol:g}"))
                     svm, K_free = combined_svm(grams, d, y, C, svm_tol,
-                                               start=np.flatnonzero(svm.alpha))
+                                               start=svm.alpha)
                     continue
                 status, stalled = Status.OPTIMAL_INACCURATE, True
                 attempts.append(Attempt("newton", status, "line search failed (gap not closed)"))

@@ -75,7 +75,7 @@ class HingeMKLLpNorm:
     def _svm(self, grams, d, last=None):
         """The SVM for K(d), and T(α) (the columns' prices); on lazy Gram matrices its
         working set starts from the support of the ``last`` SVM."""
-        start = None if last is None else np.flatnonzero(last.alpha)
+        start = None if last is None else last.alpha
         svm, _ = combined_svm(grams, d, self.y, self.C, self.svm_tol, start=start)
         w = svm.alpha * self.y
         return svm, 0.5 * w @ _column_products(grams, w)

@@ -43,20 +43,40 @@ def first_working_set(y, size: int = None) -> np.ndarray:
     return np.sort(np.concatenate(picks))
 
 
+def _violators(positive, alpha, y, C: float, tol: float, index) -> np.ndarray:
+    """The points off ``index`` that violate libsvm's criterion at α, K(d) = Σ d_m K_m over
+    the ``positive`` pairs (K_m, d_m), the worst first."""
+    v = y - sum(dm * (K @ (alpha * y)) for K, dm in positive)
+    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+    low = ((y < 0) & (alpha < C)) | ((y > 0) & (alpha > 0))
+    m, M = v[up].max(), v[low].min()
+    outside = np.setdiff1d(np.arange(len(y)), index)
+    excess = np.where(y[outside] > 0, v[outside] - M, m - v[outside])
+    violating = excess > tol
+    return outside[violating][np.argsort(-excess[violating], kind="stable")]
+
+
 def svm_on_working_set(grams, d, y, C: float, tol: float, start=None):
-    """The SVM for K(d) = Σ d_m K_m on all points, grown from the working set ``start``
-    (indices; with both classes added by :func:`first_working_set` when it lacks one, or
-    that set when ``start`` is None) as the module describes.
+    """The SVM for K(d) = Σ d_m K_m on all points, solved on working sets as the module
+    describes. ``start``: the α of an SVM at nearby weights (the last one solved), or None.
+    The first working set is its support with the points that violate the criterion at
+    that α for K(d) (for a lazy Gram matrix that just computed K_m (α∘y), read again at no
+    cost), or :func:`first_working_set` without a start; both classes are always in it.
 
     Returns the SVM (α on all points, zero off the final working set; its attempts are
     libsvm's, one per round, its status the last round's), the final working set S and K(d)
     on S × S.
     """
     n = len(y)
-    index = first_working_set(y) if start is None else np.unique(np.asarray(start, dtype=int))
+    positive = [(K, dm) for K, dm in zip(grams, d) if dm > 0]
+    if start is None:
+        index = first_working_set(y)
+    else:
+        index = np.flatnonzero(start)
+        new = _violators(positive, start, y, C, tol, index)
+        index = np.union1d(index, new[:max(WORKING_SET_START, len(index))])
     if len(np.unique(y[index])) < 2:
         index = np.union1d(index, first_working_set(y))
-    positive = [(K, dm) for K, dm in zip(grams, d) if dm > 0]
     attempts = []
     while True:
         K_S = combined_gram([restrict(K, index) for K, _ in positive], [dm for _, dm in positive])
@@ -64,16 +84,8 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None):
         attempts += part.attempts
         alpha = np.zeros(n)
         alpha[index] = part.alpha
-        w = alpha * y
-        v = y - sum(dm * (K @ w) for K, dm in positive)
-        up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
-        low = ((y < 0) & (alpha < C)) | ((y > 0) & (alpha > 0))
-        m, M = v[up].max(), v[low].min()
-        outside = np.setdiff1d(np.arange(n), index)
-        excess = np.where(y[outside] > 0, v[outside] - M, m - v[outside])
-        violating = outside[excess > tol]
-        if violating.size == 0:
+        new = _violators(positive, alpha, y, C, tol, index)
+        if new.size == 0:
             break
-        worst = violating[np.argsort(-excess[excess > tol], kind="stable")]
-        index = np.union1d(index, worst[:max(WORKING_SET_START, len(index))])
+        index = np.union1d(index, new[:max(WORKING_SET_START, len(index))])
     return SVMSolution(alpha, part.bias, part.objective, part.status, attempts), index, K_S
