@@ -11,20 +11,7 @@ from sipkl.lazy_gram import LazyGram, add_scaled
 from sipkl.masters.hinge import HingeMKLNewton, combined_gram
 from sipkl.price import PriceMatrix
 from sipkl.workspace import Workspace
-
-
-def chessboard(n, seed=0, noise=3):
-    """A 2 × 2 chessboard in 2 signal dimensions plus ``noise`` noise dimensions."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, 2 + noise))
-    y = np.where((X[:, 0] > 0) == (X[:, 1] > 0), 1.0, -1.0)
-    return X, y
-
-
-def gaussian(X, scales):
-    """exp(−Σ_d s_d (x_id − x_jd)²) by broadcasting over all pairs (the closed form)."""
-    diff = X[:, None, :] - X[None, :, :]
-    return np.exp(-np.einsum("ijd,d->ij", diff * diff, scales))
+from boards import chessboard, gaussian
 
 
 COLUMNS = [(GaussianIso(), [0.7]), (GaussianARD(), [0.3, 2.0, 0.0, 0.1, 5.0]),

@@ -12,23 +12,11 @@ from sipkl.masters.lp_norm import HingeMKLLpNorm
 from sipkl.masters.working_set import first_working_set, svm_on_working_set
 from sipkl.solvers import solve_svm_dual
 from sipkl.workspace import Workspace
+from boards import chessboard, gaussian
 
 THETAS = ([2, 2, 0, 0, 0], [0.5] * 5, [4, 0, 0, 0, 0])
 D = np.array([0.5, 0.3, 0.2])
 C, TOL = 10.0, 1e-6
-
-
-def chessboard(n, seed=0, noise=3):
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, 2 + noise))
-    y = np.where((X[:, 0] > 0) == (X[:, 1] > 0), 1.0, -1.0)
-    return X, y
-
-
-def gaussian(X, scales):
-    """exp(−Σ_d s_d (x_id − x_jd)²) by broadcasting over all pairs."""
-    diff = X[:, None, :] - X[None, :, :]
-    return np.exp(-np.einsum("ijd,d->ij", diff * diff, scales))
 
 
 def violation(K, y, alpha, C):
