@@ -138,10 +138,11 @@ def test_cvxpy_solver_error_in_a_master_is_master_failed(linear40):
     assert res.status == "master_failed" and "injected" in res.message
 
 
-def test_libsvm_on_a_non_finite_gram_raises_solver_error():
+@pytest.mark.parametrize("entry", [np.nan, np.inf, -np.inf])
+def test_libsvm_on_a_non_finite_gram_raises_solver_error(entry):
     from sipkl.solvers import solve_svm_dual
     K = np.eye(4)
-    K[0, 1] = np.nan
+    K[0, 1] = entry
     with pytest.raises(SolverError, match="non-finite"):
         solve_svm_dual(K, np.array([1.0, -1.0, 1.0, -1.0]), 1.0)
 

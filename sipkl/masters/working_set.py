@@ -87,5 +87,6 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None):
         new = _violators(positive, alpha, y, C, tol, index)
         if new.size == 0:
             break
+        del K_S  # the next K(d) on S × S is formed without this one beside it
         index = np.union1d(index, new[:max(WORKING_SET_START, len(index))])
     return SVMSolution(alpha, part.bias, part.objective, part.status, attempts), index, K_S
