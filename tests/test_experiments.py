@@ -179,6 +179,40 @@ def test_summary_picks_parameters_by_validation_error():
     assert table(["a", "b"], [[1, 2]]) == "| a | b |\n|---|---|\n| 1 | 2 |"
 
 
+
+def test_no_summary_where_the_validation_cells_raised():
+    """Several settings, none with a validation error: nothing to choose by, no figure (not
+    the first setting by default)."""
+    failed = {**row("d", "m", 1.0, 0, None, None), "status": "error: TypeError()"}
+    rows = [failed, {**failed, "params": json.dumps({"C": 10.0})},
+            row("d", "m", 1.0, 1, None, 0.44), row("d", "m", 10.0, 1, None, 0.12),
+            row("d", "one", 1.0, 1, None, 0.3)]
+    summary = summarize(rows)
+    assert ("d", "m") not in summary and summary[("d", "one")].errors == [0.3]
+
+
+def test_bench_says_how_many_cells_raised_and_exits_1(tmp_path, monkeypatch):
+    class Broken:
+        def cells(self, version, n_splits=None, only=None):
+            return [Cell.make("broken", version, "d", 0, m) for m in ("bad", "good")]
+
+        def missing(self):
+            return []
+
+        def run(self, cell):
+            if cell.method == "bad":
+                raise TypeError("a programming error")
+            return {"test_error": 0.5, "status": "ok"}
+
+        def render(self, rows, version):
+            return "### broken"
+
+    monkeypatch.setitem(SUITES, "broken", Broken())
+    parser = add_bench_arguments(argparse.ArgumentParser())
+    out = tmp_path / "broken.csv"
+    assert run_bench(parser.parse_args(["broken", "--out", str(out)])) == 1
+    assert "**1 of 2 cells raised an error**" in out.with_suffix(".md").read_text()
+
 def test_ikl_table_rendering_has_paper_numbers():
     rows = [row("banana", "mkl_single", 1.0, 0, None, 0.105, k=1)]
     text = SUITES["ikl_table1"].render(rows, "full")

@@ -5,8 +5,9 @@ import json
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.datasets import make_moons
+from sklearn.model_selection import cross_val_score
 
 import sipkl
 import sipkl.masters
@@ -145,3 +146,21 @@ def test_a_family_of_ones_own_is_read_back_once_it_has_a_name(monkeypatch):
     again = family_from_dict(document)
     assert again == Narrow(1.0, 3.0) and again != Narrow(1.0, 4.0)
     assert again.param_bounds(1)[1][0] == 3.0
+
+
+@pytest.mark.parametrize("name", registry.buildable(registry.FAMILIES) + ["union"])
+def test_an_estimator_holding_any_family_clones(name):
+    """scikit-learn's ``clone`` (GridSearchCV, cross_val_score) calls the family's
+    ``get_params(deep=False)`` and rebuilds it from those arguments."""
+    family = (KernelUnion([GaussianIso(), Polynomial(3)]) if name == "union"
+              else registry.make_family(name))
+    estimator = IKLClassifier(family=family, C=3.0)
+    copy = clone(estimator)
+    assert copy.family == family and copy.family is not family and copy.C == 3.0
+
+
+def test_cross_validation_over_an_estimator_with_a_family_instance():
+    X, y = make_moons(60, noise=0.2, random_state=0)
+    scores = cross_val_score(IKLClassifier(family=GaussianIso(), oracle="grid", max_iter=3), X,
+                             y, cv=3)
+    assert scores.shape == (3,) and np.all(scores > 0.5)

@@ -56,7 +56,8 @@ def machine() -> str:
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    """Run the suite(s) of ``args``, print and save the Markdown; return an exit status."""
+    """Run the suite(s) of ``args``, print and save the Markdown; return an exit status (1
+    when a cell raised: the sweep goes on, the table says how many)."""
     if args.n_jobs < 1:
         raise SystemExit("--n-jobs must be ≥ 1")
     if args.splits is not None and args.splits < 1:
@@ -66,6 +67,7 @@ def run_bench(args: argparse.Namespace) -> int:
     only = None if args.only is None else {s.strip() for s in args.only.split(",") if s.strip()}
     if args.out is not None and len(names) > 1:
         raise SystemExit("--out names one file: give it with a single suite")
+    status = 0
     for name in names:
         suite = SUITES[name]
         out = Path(args.out or Path("bench_results") / f"{name}-{version}.csv")
@@ -80,6 +82,13 @@ def run_bench(args: argparse.Namespace) -> int:
                  f"{f' --splits {args.splits}' if args.splits else ''}"
                  f"{f' --only {args.only}' if args.only else ''}` ({len(rows)} of {len(cells)} "
                  f"cells{', a partial run' if partial else ''}; {computed} computed now).\n")
+        failed = sum(str(r.get("status", "")).startswith("error:") for r in rows)
+        if failed:
+            text += (f"\n**{failed} of {len(rows)} cells raised an error** (their status is in "
+                     f"`{out}`; delete those lines to run them again): they have no figures, "
+                     "and a setting chosen by validation is missing where they were its "
+                     "validation cells.\n")
+            status = 1
         out.with_suffix(".md").write_text(text)
         print(text)
-    return 0
+    return status

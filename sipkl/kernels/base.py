@@ -181,9 +181,11 @@ class KernelFamily:
         params = {k: v for k, v in vars(self).items() if not k.startswith("_") and v is not None}
         return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in params.items())})"
 
-    def get_params(self) -> dict:
+    def get_params(self, deep: bool = True) -> dict:
         """The constructor arguments of this family, by name (as scikit-learn's
-        ``Kernel.get_params``): ``type(self)(**self.get_params())`` is an equal family."""
+        ``Kernel.get_params``): ``type(self)(**self.get_params())`` is an equal family.
+        ``deep`` is scikit-learn's (``clone`` of an estimator holding a family passes
+        ``deep=False``); a family's arguments are all its own."""
         return {name: getattr(self, name) for name in _constructor_arguments(type(self))}
 
     def _key(self) -> tuple:

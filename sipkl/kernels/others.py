@@ -268,7 +268,7 @@ class KernelUnion(KernelFamily):
         if (not isinstance(families, (list, tuple)) or len(families) == 0
                 or not all(isinstance(f, KernelFamily) for f in families)):
             raise TypeError(f"families must be a non-empty list of KernelFamily, got {families!r}")
-        self.families = list(families)
+        self.families = families  # as given (scikit-learn's clone checks its identity)
 
     def members(self, n_features):
         return [m for f in self.families for m in f.members(n_features)]

@@ -110,7 +110,8 @@ class Summary:
 def summarize(rows) -> dict[tuple[str, str], Summary]:
     """Per (data set, method): the hyper-parameters with the smallest mean validation error
     (over the splits that have one; the only ones when there is a single setting), and the
-    rows of every split at those parameters."""
+    rows of every split at those parameters. A (data set, method) with several settings and
+    no validation error (its validation cells raised or have not run) has no summary."""
     groups: dict = {}
     for r in rows:
         groups.setdefault((r["dataset"], r["method"]), {}).setdefault(r["params"], []).append(r)
@@ -119,6 +120,8 @@ def summarize(rows) -> dict[tuple[str, str], Summary]:
         def score(item):
             vals = [r["val_error"] for r in item[1] if r["val_error"] is not None]
             return statistics.fmean(vals) if vals else np.inf
+        if len(by_params) > 1 and all(score(item) == np.inf for item in by_params.items()):
+            continue  # several settings and no validation error to choose by: no figure
         params, chosen = min(by_params.items(), key=score)
         ok = [r for r in chosen if r["test_error"] is not None]
         per_split: dict = {}
