@@ -204,6 +204,7 @@ class HingeMKLNewton:
         d = simplex_start(warm_start, len(grams))
         svm_tol = self.svm_tol
         svm, K_free = self._start_svm(grams, d)
+        self._last = None  # its K(d) on the free SVs is K_free or no longer needed
         attempts = list(svm.attempts)
         status, stalled = svm.status, False  # stalled: no step descends, the gap open
         for _ in range(self.max_steps):
