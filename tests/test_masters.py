@@ -13,6 +13,7 @@ with cvxpy directly — nothing is read back from :mod:`sipkl` to build it:
 * RBF Gram matrices exp(−γ‖x − x′‖²) from scipy's pairwise distances.
 """
 import functools
+from pathlib import Path
 
 import numpy as np
 import cvxpy as cp
@@ -350,3 +351,27 @@ def test_newton_master_restarts_from_its_last_svm(monkeypatch):
     for sol in (again, fresh):
         assert sol.status.value == "optimal"
         assert rel(sol.objective, ref.objective) < REL
+
+
+
+def test_newton_master_on_repeated_samples_and_equal_columns():
+    """breast-cancer, split 5 of ``ikl_table1`` (standardized training set, 11 repeated
+    rows; ``tests/data/breast_cancer_split5.npz``), at the columns where IKL with C = 1 had
+    added five Gaussians so narrow that each is the identity on distinct points and 1 on the
+    repeated pairs: K(d) on the free support vectors is singular, LAPACK answered the KKT
+    system of the Hessian with NaN and the master raised LinAlgError. It must reach the
+    QCQP master's optimum from the same start."""
+    from sipkl.kernels.base import squared_distances
+    data = np.load(Path(__file__).parent / "data" / "breast_cancer_split5.npz")
+    X, y = data["X"], data["y"]
+    D = squared_distances(X, X)
+    thetas = (0.05751348473151928, 186.02004557739576, 203.11725022845494, 125.0093772179066,
+              117.25580169443967, 101.34113410806765)
+    grams = [np.exp(-t * D) for t in thetas]
+    start = np.eye(len(grams))[0]
+    master = HingeMKLNewton(y, 1.0)
+    master.solve(grams[:1])  # the round before: its SVM is the next solve's start
+    fast = master.solve(grams, start)
+    ref = HingeMKLQCQP(y, 1.0).solve(grams, start)
+    assert fast.status.value == "optimal" and ref.status.value == "optimal"
+    assert rel(fast.objective, ref.objective) < REL

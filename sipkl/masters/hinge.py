@@ -313,6 +313,8 @@ class HingeMKLNewton:
                 warnings.simplefilter("ignore")
                 Z = solve(kkt, rhs, assume_a="sym")
         except (LinAlgError, ValueError):
-            Z = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+            Z = None
+        if Z is None or not np.all(np.isfinite(Z)):  # singular (repeated samples): LAPACK
+            Z = np.linalg.lstsq(kkt, rhs, rcond=None)[0]  # may answer NaN, not an error
         H = G.T @ Z[:-1]
         return 0.5 * (H + H.T)
