@@ -117,12 +117,14 @@ def summarize(rows) -> dict[tuple[str, str], Summary]:
         groups.setdefault((r["dataset"], r["method"]), {}).setdefault(r["params"], []).append(r)
     out = {}
     for key, by_params in groups.items():
-        def score(item):
-            vals = [r["val_error"] for r in item[1] if r["val_error"] is not None]
-            return statistics.fmean(vals) if vals else np.inf
-        if len(by_params) > 1 and all(score(item) == np.inf for item in by_params.items()):
+        scores = {}
+        for params, group in by_params.items():
+            vals = [r["val_error"] for r in group if r["val_error"] is not None]
+            scores[params] = statistics.fmean(vals) if vals else np.inf
+        if len(scores) > 1 and min(scores.values()) == np.inf:
             continue  # several settings and no validation error to choose by: no figure
-        params, chosen = min(by_params.items(), key=score)
+        params = min(scores, key=scores.get)  # the first of equal scores, as listed
+        chosen = by_params[params]
         ok = [r for r in chosen if r["test_error"] is not None]
         per_split: dict = {}
         for r in (r for group in by_params.values() for r in group):
