@@ -7,8 +7,8 @@ import sipkl.workspace
 from sipkl import GaussianARD, GaussianIso, GaussianSeparate, IKLClassifier
 from sipkl.contracts import Column
 from sipkl.kernels.base import PointPairExponential
-from sipkl.lazy_gram import LazyGram, add_scaled
-from sipkl.masters.hinge import HingeMKLNewton, combined_gram
+from sipkl.lazy_gram import LazyGram, add_scaled, combined_gram
+from sipkl.masters.hinge import HingeMKLNewton
 from sipkl.price import PriceMatrix
 from sipkl.workspace import Workspace
 from boards import chessboard, gaussian

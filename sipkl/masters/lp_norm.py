@@ -72,10 +72,9 @@ class HingeMKLLpNorm:
         """``v ≥ 0`` scaled to the ℓp unit sphere."""
         return v / np.linalg.norm(v, self.p)
 
-    def _svm(self, grams, d, last=None):
+    def _svm(self, grams, d, start=None):
         """The SVM for K(d), and T(α) (the columns' prices); on lazy Gram matrices its
-        working set starts from the support of the ``last`` SVM."""
-        start = None if last is None else last.alpha
+        working set starts from the support of ``start`` (the last SVM's α)."""
         svm, _ = combined_svm(grams, d, self.y, self.C, self.svm_tol, start=start)
         w = svm.alpha * self.y
         return svm, 0.5 * w @ _column_products(grams, w)
@@ -93,7 +92,7 @@ class HingeMKLLpNorm:
             # Kloft's update keeps a zero weight at zero (‖w_m‖ = 0): start the new columns
             # from the dual's optimality condition d ∝ T^{q−1} instead
             d = self._unit(T ** (q - 1.0))
-            svm, T = self._svm(grams, d, svm)
+            svm, T = self._svm(grams, d, svm.alpha)
             attempts += svm.attempts
         for _ in range(self.max_steps):
             J = svm.objective
@@ -101,7 +100,7 @@ class HingeMKLLpNorm:
                 break
             norms = np.sqrt(2.0 * d ** 2 * T)  # ‖w_m‖
             d = self._unit(norms ** (2.0 / (p + 1.0)))
-            svm, T = self._svm(grams, d, svm)
+            svm, T = self._svm(grams, d, svm.alpha)
             attempts += svm.attempts
             status = svm.status if svm.status is not Status.OPTIMAL else status
         else:

@@ -56,6 +56,12 @@ def _violators(positive, alpha, y, C: float, tol: float, index) -> np.ndarray:
     return outside[violating][np.argsort(-excess[violating], kind="stable")]
 
 
+def _grown(index, new) -> np.ndarray:
+    """``index`` with the first of the violators ``new`` (worst first): as many as it has
+    points, at least :data:`WORKING_SET_START`."""
+    return np.union1d(index, new[:max(WORKING_SET_START, len(index))])
+
+
 def svm_on_working_set(grams, d, y, C: float, tol: float, start=None):
     """The SVM for K(d) = Σ d_m K_m on all points, solved on working sets as the module
     describes. ``start``: the α of an SVM at nearby weights (the last one solved), or None.
@@ -73,8 +79,7 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None):
         index = first_working_set(y)
     else:
         index = np.flatnonzero(start)
-        new = _violators(positive, start, y, C, tol, index)
-        index = np.union1d(index, new[:max(WORKING_SET_START, len(index))])
+        index = _grown(index, _violators(positive, start, y, C, tol, index))
     if len(np.unique(y[index])) < 2:
         index = np.union1d(index, first_working_set(y))
     attempts = []
@@ -88,5 +93,5 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None):
         if new.size == 0:
             break
         del K_S  # the next K(d) on S × S is formed without this one beside it
-        index = np.union1d(index, new[:max(WORKING_SET_START, len(index))])
+        index = _grown(index, new)
     return SVMSolution(alpha, part.bias, part.objective, part.status, attempts), index, K_S
