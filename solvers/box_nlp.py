@@ -33,7 +33,7 @@ _IPOPT_OK = {0: Status.OPTIMAL, 1: Status.OPTIMAL_INACCURATE,  # solved / accept
 def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: np.ndarray,
                  lower: np.ndarray, upper: np.ndarray, *, method: str = "ipopt",
                  tol: float = 1e-8, max_iter: int = 100,
-                 value_scale: float = None) -> OptimizeResult:
+                 value_scale: float = None, relative: bool = False) -> OptimizeResult:
     """Maximize ``fun`` over the box ``[lower, upper]`` from each row of ``starts``.
 
     Parameters
@@ -50,6 +50,8 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
         objective by it). Default: |fun| at the start, which misleads when the value is
         a difference of larger terms that nearly cancel (a violation near 0): the scaled
         objective is then round-off, and IPOPT spends its iterations on it.
+    relative : bool
+        The first step is sized by the start alone, not by the box (see :func:`ascend_box`).
 
     Returns
     -------
@@ -79,7 +81,7 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
             try:
                 res = _minimize_ipopt(negated, x0, jac=True, bounds=bounds,
                                       options=_ipopt_options(negated, x0, lower, upper, tol,
-                                                             max_iter, value_scale))
+                                                             max_iter, value_scale, relative))
                 status = _IPOPT_OK.get(int(res.status), Status.SOLVER_ERROR)
                 message = str(res.message)
             except Exception as exc:  # an exception raised inside a callback lands here
@@ -104,15 +106,19 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
                           attempts=attempts, status=statuses[order[0]])
 
 
-def _start_size(x, lower, upper) -> np.ndarray:
+def _start_size(x, lower, upper, relative: bool = False) -> np.ndarray:
     """The size of each start (rows of ``x``) that scales its first step: its largest
     |coordinate|, at least 10⁻³ of the box's narrowest width (1 for an unbounded box) and
-    10⁻⁸."""
+    10⁻⁸. ``relative=True`` (coordinates that are scales, see :func:`ascend_box`): the
+    largest |coordinate| alone, that floor only for a start at 0."""
     width = float(np.min(upper - lower)) if np.all(np.isfinite(upper - lower)) else 1.0
-    return np.maximum(np.abs(np.atleast_2d(x)).max(1), max(1e-3 * width, 1e-8))
+    size = np.abs(np.atleast_2d(x)).max(1)
+    floor = max(1e-3 * width, 1e-8)
+    return np.where(size > 0, size, floor) if relative else np.maximum(size, floor)
 
 
-def _ipopt_options(negated, x0, lower, upper, tol, max_iter, value_scale=None) -> dict:
+def _ipopt_options(negated, x0, lower, upper, tol, max_iter, value_scale=None,
+                   relative=False) -> dict:
     """IPOPT options for a bound-constrained local search that stays near its start.
 
     Three defaults of IPOPT send a start far away on functions with plateaus (such as
@@ -125,7 +131,7 @@ def _ipopt_options(negated, x0, lower, upper, tol, max_iter, value_scale=None) -
     else |value| at the start (or the gradient times the start's size, when larger).
     """
     value, grad = negated(x0)
-    typical = float(_start_size(x0, lower, upper)[0])
+    typical = float(_start_size(x0, lower, upper, relative)[0])
     gmax = float(np.max(np.abs(grad)))
     magnitude = abs(float(value)) if value_scale is None else value_scale
     scale = 1.0 / max(magnitude, gmax * typical, 1e-300)
@@ -138,7 +144,7 @@ def _ipopt_options(negated, x0, lower, upper, tol, max_iter, value_scale=None) -
 
 def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], starts: np.ndarray,
                lower: np.ndarray, upper: np.ndarray, *, tol: float = 1e-5,
-               max_iter: int = 100, window: int = 5) -> OptimizeResult:
+               max_iter: int = 100, window: int = 5, relative: bool = False) -> OptimizeResult:
     """Maximize ``fun`` over the box ``[lower, upper]`` from all rows of ``starts`` at once.
 
     ``fun(X) -> (values, gradients)`` evaluates the rows of ``X`` (S × p) in one call. Each
@@ -154,6 +160,12 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
     maximum), or when its step has shrunk below round-off; one function call per iteration
     serves all starts still moving.
 
+    ``relative=True`` is for coordinates that are scales (kernel parameters: θ ≥ 0 in the
+    units of the data, inside a box that is not their size, such as the default (0, 900) of
+    the Gaussians on raw pixels, where useful θ are ~10⁻⁷): the first step is a tenth of the
+    start's own largest |coordinate|, so that the run does not depend on a box it does not
+    touch. Sized by the box, that step jumped from θ ~ 10⁻⁷ to the plateau K(θ) ≈ I.
+
     Returns
     -------
     OptimizeResult with ``x`` (one row per start, best first), ``fun`` (their values, each
@@ -166,7 +178,7 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
     x = np.clip(np.atleast_2d(np.asarray(starts, dtype=float)), lower, upper)
     f, g = fun(x)
     nfev = len(x)
-    typical = _start_size(x, lower, upper)
+    typical = _start_size(x, lower, upper, relative)
     a = 0.1 * typical / np.maximum(np.abs(g).max(1), 1e-300)
     moving = np.ones(len(x), dtype=bool)
     f_ref, since = f.copy(), np.zeros(len(x), dtype=int)  # f `since` iterations ago
@@ -200,7 +212,8 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
 def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
                hessians: Callable[[np.ndarray], np.ndarray], starts: np.ndarray,
                lower: np.ndarray, upper: np.ndarray, *, tol: float = 1e-8,
-               max_iter: int = 30, max_backtracks: int = 10) -> OptimizeResult:
+               max_iter: int = 30, max_backtracks: int = 10,
+               relative: bool = False) -> OptimizeResult:
     """Maximize ``fun`` over the box ``[lower, upper]`` from all rows of ``starts`` at once,
     by projected Newton steps (Bertsekas, "Projected Newton methods for optimization problems
     with simple constraints", SIAM J. Control Optim. 20, 1982).
@@ -219,7 +232,9 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     ``tol·|f|``; it stops unconverged when no step length of ``max_backtracks`` was accepted
     (where the model misleads: a case for a more careful local solver). Every rule is
     invariant to the scale of f, and of x with its box; the Hessians may be approximate (e.g.
-    single precision): only ``fun``'s values decide.
+    single precision): only ``fun``'s values decide. ``relative=True`` (coordinates that are
+    scales, as in :func:`ascend_box`): ε is 10⁻⁶ of the row's largest |coordinate| instead
+    of the box's width, and the run is also invariant to a box it does not touch.
 
     Returns
     -------
@@ -239,7 +254,7 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     while moving.any() and nit < max_iter:
         nit += 1
         k = np.flatnonzero(moving)
-        direction = _newton_directions(hessians, x[k], g[k], lower, upper)
+        direction = _newton_directions(hessians, x[k], g[k], lower, upper, relative)
         # the model's own gain estimate gᵀd below the tolerance: converged, no search
         flat = np.einsum("ij,ij->i", g[k], direction) <= tol * np.abs(f[k])
         converged[k[flat]], moving[k[flat]] = True, False
@@ -270,14 +285,16 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
                           nfev=nfev, order=order)
 
 
-def _newton_directions(hessians, x, g, lower, upper) -> np.ndarray:
+def _newton_directions(hessians, x, g, lower, upper, relative=False) -> np.ndarray:
     """Projected Newton ascent directions (rows) at the rows of ``x`` with gradients ``g``.
 
-    The ε-active set (Bertsekas 1982) — coordinates within ε = 10⁻⁶ of the box's width of
-    a bound, their gradient pointing out — moves straight to that bound (the projected step of
+    The ε-active set (Bertsekas 1982) — coordinates within ε = 10⁻⁶ of the box's width
+    (``relative``: of the row's size, :func:`_start_size`) of a bound, their gradient
+    pointing out — moves straight to that bound (the projected step of
     length 1 lands on it); the other coordinates take the modified Newton direction (see
     :func:`newton_box`), with Hessians evaluated on the union of the free sets only."""
-    eps = np.where(np.isfinite(upper - lower), 1e-6 * (upper - lower), 0.0)
+    eps = 1e-6 * _start_size(x, lower, upper, True)[:, None] if relative else np.where(
+        np.isfinite(upper - lower), 1e-6 * (upper - lower), 0.0)
     to_lower = (x - lower <= eps) & (g < 0)
     to_upper = (upper - x <= eps) & (g > 0)
     free = ~(to_lower | to_upper)

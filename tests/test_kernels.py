@@ -380,3 +380,19 @@ def test_squared_distances_in_blocks_of_rows_are_the_pairwise_differences(monkey
         reference = np.square(A[:, None, :] - B[None, :, :]).sum(-1)
         np.testing.assert_allclose(squared_distances(A, B), reference, rtol=1e-12, atol=1e-12)
     assert np.all(np.diag(squared_distances(X, X)) == 0)
+
+
+@pytest.mark.parametrize("family", [GaussianIso(), GaussianARD()], ids=["iso", "ard"])
+def test_starting_points_are_in_the_units_of_the_data(family):
+    """With X in other units (·2³ and ·2¹³, exact in binary) the starting points are θ/2²⁰
+    with the same default box, which neither reaches: none is drawn from the box's range
+    instead of the data's, also for a feature that is mostly 0 (median squared difference 0)
+    and a constant one."""
+    rng = np.random.default_rng(0)
+    X = np.hstack([rng.normal(size=(40, 3)), (np.arange(40)[:, None] % 9 == 0) * 1.0,
+                   np.full((40, 1), 5.0)])
+    a = family.starting_points(X * 8.0, 60, random_state=1)
+    b = family.starting_points(X * 8192.0, 60, random_state=1)
+    np.testing.assert_allclose(a, b * 1024.0 ** 2, rtol=1e-12)
+    _, smallest = gaussian._sqdist_range(X * 8.0)
+    assert np.all(a <= 52 * np.log(2) / smallest * (1 + 1e-12))

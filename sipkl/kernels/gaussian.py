@@ -23,21 +23,36 @@ from .base import (KernelFamily, OneParameterFamily, PairExponential, PointPairE
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
+#: −ln 2⁻⁵²: exp(−s d²) is below double precision's ε once s d² exceeds it
+_IDENTITY_EXPONENT = 52 * np.log(2.0)
 #: GaussianARD stores the (pairs × dimensions) matrix of squared differences up to this size,
 #: and forms it block by block at each evaluation beyond (:class:`PointPairExponential`)
 _PAIR_ELEMENTS = 2 ** 24
 
 
-def _median_sqdist(X, max_points: int = 500) -> float:
+def _sqdist_range(X, max_points: int = 500) -> tuple[float, float]:
+    """The median and the smallest positive squared distance between the rows of (a
+    subsample of) ``X``; the median of the positive ones where most are 0 (repeated rows),
+    1 and ∞ where all are (every value in the data's units otherwise)."""
     X = X[:: max(1, len(X) // max_points)]
     d2 = squared_distances(X, X)[np.triu_indices(len(X), 1)]
-    med = float(np.median(d2)) if d2.size else 0.0
-    return med if med > 0 else 1.0
+    positive = d2[d2 > 0]
+    if not positive.size:
+        return 1.0, np.inf
+    med = float(np.median(d2))
+    return (med if med > 0 else float(np.median(positive))), float(positive.min())
+
+
+def _median_sqdist(X, max_points: int = 500) -> float:
+    return _sqdist_range(X, max_points)[0]
 
 
 def _median_sqdiff_per_dim(X, max_points: int = 150) -> np.ndarray:
     """Per dimension d, the median of ([x_i]_d − [x_j]_d)² over pairs of (a subsample of)
-    the rows of ``X``, 1 where it is 0 (the two middle values by one partition)."""
+    the rows of ``X`` (the two middle values by one partition); where it is 0 (a dimension
+    that is mostly one value, such as a border pixel) the mean, and where that is 0 too (a
+    constant dimension, whose scale changes no kernel) the median of the other dimensions':
+    every value in the data's units."""
     X = X[:: max(1, len(X) // max_points)]
     i, j = np.triu_indices(len(X), 1)
     if not len(i):
@@ -45,7 +60,9 @@ def _median_sqdiff_per_dim(X, max_points: int = 150) -> np.ndarray:
     diffs = np.square(X.T[:, i] - X.T[:, j])
     lo, hi = (len(i) - 1) // 2, len(i) // 2
     med = np.partition(diffs, (lo, hi), axis=1)[:, [lo, hi]].mean(axis=1)
-    return np.where(med > 0, med, 1.0)
+    med = np.where(med > 0, med, diffs.mean(axis=1))
+    varying = med[med > 0]
+    return np.where(med > 0, med, np.median(varying) if len(varying) else 1.0)
 
 
 class GaussianIso(OneParameterFamily):
@@ -84,11 +101,15 @@ class GaussianIso(OneParameterFamily):
 
     def starting_points(self, X, n, random_state=None):
         lo, hi = self.param_bounds(None)
-        base = 1.0 / _median_sqdist(self._select(X))
+        median, smallest = _sqdist_range(self._select(X))
+        base = 1.0 / median
         spread = base * _SPREAD[:n]
-        # random scales log-uniform from far below the data scale up to the top of the box
+        # random scales log-uniform from 10⁻³ times the data scale up to the scale where
+        # K(s) = I to round-off (exp(−s d²) < 2⁻⁵² for the closest pair), or the box's top
+        # where it is lower: in the data's units, not the box's (on raw pixels the default
+        # box reaches 10⁹ times the data scale, where every kernel is the identity)
         rng = np.random.default_rng(random_state)
-        top = max(hi[0], 1e-3 * base)
+        top = max(min(hi[0], _IDENTITY_EXPONENT / smallest), 1e-3 * base)
         extra = np.exp(rng.uniform(np.log(1e-3 * base), np.log(top), max(0, n - len(spread))))
         return np.clip(np.concatenate([spread, extra]), lo, hi)[:, None]
 

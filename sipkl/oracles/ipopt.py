@@ -39,7 +39,10 @@ class IpoptOracle:
     the ``n_polish`` best that stage (2) did not bring to a Newton-converged point; SciPy's
     L-BFGS-B takes over when cyipopt is missing or a polish fails (``method="lbfgsb"`` uses
     it throughout), each fallback an attempt in the result. Every returned price is
-    evaluated in double precision at its returned θ.
+    evaluated in double precision at its returned θ. A kernel family's θ are scales in the
+    data's units: all three stages size their steps by θ itself (``relative=True`` of the
+    solvers), so that the search is the same in any units of the data with the family's
+    default box.
 
     Over an index set of a semi-infinite program (a family with a ``width``; its prices are
     double precision whatever ``search_dtype``) every current index point climbs with the
@@ -87,12 +90,12 @@ class IpoptOracle:
                                                    self.search_dtype), starts])
                 ascent = ascend_box(partial(problem.values_and_grads, dtype=self.search_dtype),
                                     starts, problem.lower, problem.upper, tol=self.tol,
-                                    max_iter=self.max_iter // 2)
+                                    max_iter=self.max_iter // 2, relative=not index_set)
                 climbing = ascent.x[self._basins(problem, ascent.x, ascent.fun, pricing_round)]
             moving = own if index_set else own[:0]  # the exchange step
             if not len(climbing) + len(moving):  # nothing new, nothing to move
                 continue
-            refined = self._refine(problem, np.vstack([moving, climbing]))
+            refined = self._refine(problem, np.vstack([moving, climbing]), not index_set)
             moved = refined.order < len(moving)
             scored += [(v, problem.column(x)) for v, x in zip(refined.fun[moved],
                                                                refined.x[moved])]
@@ -110,7 +113,7 @@ class IpoptOracle:
                 polish &= ~converged
             res = maximize_box(problem.value_and_grad, points[polish], problem.lower,
                                problem.upper, method=self.method, tol=self.tol,
-                               max_iter=self.max_iter,
+                               max_iter=self.max_iter, relative=not index_set,
                                value_scale=getattr(problem, "value_scale", None)
                                ) if polish.any() else None
             if res is not None:
@@ -133,13 +136,13 @@ class IpoptOracle:
         return OracleResult(columns, scores, sum(p.n_evals for p in pricing_round.problems),
                             status=status, attempts=attempts)
 
-    def _refine(self, problem, ends):
+    def _refine(self, problem, ends, relative):
         """Stage (2): the basins' end points refined in double precision (relative tolerance
         ``10⁻³·tol``, at most ``max_iter // 2`` iterations), by projected Newton steps
         (:func:`solvers.newton_box`, Hessians in ``search_dtype``) where the problem has
         Hessians, else by projected gradient. ``newton`` says which."""
         hessians = self._hessians(problem)
-        kwargs = dict(tol=1e-3 * self.tol, max_iter=self.max_iter // 2)
+        kwargs = dict(tol=1e-3 * self.tol, max_iter=self.max_iter // 2, relative=relative)
         if hessians is None:
             res = ascend_box(problem.values_and_grads, ends, problem.lower, problem.upper,
                              **kwargs)
