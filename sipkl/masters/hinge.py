@@ -159,9 +159,11 @@ class HingeMKLNewton:
     is ∇²J_mk = g_mᵀ Z_k with Z = KKT⁻¹[G; 0]. Each step minimizes the quadratic model over
     the simplex (primal active set, :func:`solvers.minimize_simplex_qp`; the Frank-Wolfe
     vertex as recorded fallback, and when the model step is too small to descend) and is
-    safeguarded by Armijo backtracking on J; when backtracking fails (J is only as exact as libsvm's
-    ``svm_tol``), the SVM tolerance is tightened 100× once and the step retried. Stops when
-    the MKL duality gap (see module doc) is at most ``gap_tol·|J|``. With a single column the
+    safeguarded by Armijo backtracking on J (t = 1, ½, …, down to steps whose first-order
+    gain −t·slope is at most ``gap_tol·max(1, |J|)``, the stop's resolution); when
+    backtracking fails (J is only as exact as libsvm's ``svm_tol``), the SVM tolerance is
+    tightened 100× once and the step retried. Stops when the MKL duality gap (see module
+    doc) is at most ``gap_tol·max(1, |J|)``. With a single column the
     master is one SVM solve. Steps that stop short of that gap hand the columns to the QCQP
     master (:meth:`_qcqp_fallback`, recorded as an attempt; up to
     :data:`QCQP_FALLBACK_MAX_N` samples). A solve that starts where the last one ended (the
@@ -211,7 +213,8 @@ class HingeMKLNewton:
             Kw = _column_products(grams, svm.alpha * y)
             T = 0.5 * (svm.alpha * y) @ Kw
             J = svm.objective
-            if T.max() - d @ T <= self.gap_tol * max(1.0, abs(J)) or len(grams) == 1:
+            resolution = self.gap_tol * max(1.0, abs(J))
+            if T.max() - d @ T <= resolution or len(grams) == 1:
                 break
             target, step_attempt = self._model_minimizer(K_free, Kw, d, svm.alpha, T)
             if step_attempt is not None:
@@ -226,7 +229,8 @@ class HingeMKLNewton:
                 attempts.append(Attempt("newton", status, "no descent direction (gap not closed)"))
                 break
             t = 1.0
-            while t > 1e-10:
+            # backtrack while a step could still gain more than the stop resolves
+            while t == 1.0 or (t > 1e-10 and -t * slope > resolution):
                 point = np.clip(d + t * direction, 0.0, None)
                 point /= point.sum()  # the SVM below is the one of the accepted point, exactly
                 trial, trial_K_free = combined_svm(grams, point, y, C, svm_tol,
@@ -235,7 +239,7 @@ class HingeMKLNewton:
                     break
                 t *= 0.5
             else:
-                if svm_tol > 1e-3 * self.svm_tol:  # J is as exact as libsvm: once 100× tighter
+                if svm_tol == self.svm_tol:  # J is as exact as libsvm: once 100× tighter
                     svm_tol *= 1e-2
                     attempts.append(Attempt("newton", Status.OPTIMAL_INACCURATE, "line search "
                                             f"failed: SVM tolerance tightened to {svm_tol:g}"))
