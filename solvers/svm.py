@@ -29,11 +29,14 @@ class SVMSolution:
     objective: float
     status: Status
     attempts: list = field(default_factory=list)
+    iterations: int = 0  # libsvm's
 
 
 def solve_svm_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-6,
                    max_iter: int = -1) -> SVMSolution:
-    """Solve the SVM dual for a precomputed Gram matrix ``K`` and labels ``y ∈ {−1, +1}``.
+    """Solve the SVM dual for a precomputed Gram matrix ``K`` and labels ``y ∈ {−1, +1}``;
+    at most ``max_iter`` libsvm iterations (−1: no limit), a solve that reaches them has
+    status ``ITERATION_LIMIT``.
 
     The dual objective is recomputed here from α (not read from libsvm) so that callers
     can check optimality outside the solver. A Gram matrix with non-finite entries raises
@@ -57,4 +60,5 @@ def solve_svm_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-6,
     w = alpha * y
     objective = float(alpha.sum() - 0.5 * w @ K @ w)
     attempt = Attempt("libsvm", status, message, time.perf_counter() - start)
-    return SVMSolution(alpha, float(svc.intercept_[0]), objective, status, [attempt])
+    return SVMSolution(alpha, float(svc.intercept_[0]), objective, status, [attempt],
+                       int(svc.n_iter_[0]))

@@ -47,6 +47,12 @@ SV_RTOL = 1e-6
 #: per column) only up to this many samples; beyond, its stopped solution is reported as is
 QCQP_FALLBACK_MAX_N = 1000
 
+#: libsvm at the Newton master's tightened tolerance gets this many times the iterations
+#: (at least n) it took at the given one: tightening 100× costs a few times more where the
+#: dual is unique, while where it is not (duplicated points with both labels) libsvm can
+#: run millions of iterations and J is no better defined (the QCQP master takes over)
+TIGHTENED_SVM_ITERATIONS = 100
+
 #: above this many samples the SVM on lazy Gram matrices is solved on a working set
 #: (:mod:`~sipkl.masters.working_set`); at most this many, on all points at once
 WORKING_SET_MIN_N = 2 * WORKING_SET_START
@@ -57,18 +63,19 @@ def _free(alpha, C) -> np.ndarray:
     return (alpha > SV_RTOL * C) & (alpha < (1 - SV_RTOL) * C)
 
 
-def combined_svm(grams, d, y, C: float, tol: float, start=None):
-    """The SVM (libsvm, tolerance ``tol``) for K(d) = Σ d_m K_m, and K(d) on the free
-    support vectors of that SVM (what :meth:`HingeMKLNewton._hessian` reads); the n × n
-    K(d) itself is not kept. On lazy Gram matrices above :data:`WORKING_SET_MIN_N` points
-    the SVM is solved on a working set grown from the SVM ``start`` (its α; see
-    :func:`~sipkl.masters.working_set.svm_on_working_set`: K(d) only on that set)."""
+def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1):
+    """The SVM (libsvm, tolerance ``tol``, at most ``max_iter`` iterations) for
+    K(d) = Σ d_m K_m, and K(d) on the free support vectors of that SVM (what
+    :meth:`HingeMKLNewton._hessian` reads); the n × n K(d) itself is not kept. On lazy Gram
+    matrices above :data:`WORKING_SET_MIN_N` points the SVM is solved on a working set grown
+    from the SVM ``start`` (its α; see :func:`~sipkl.masters.working_set.svm_on_working_set`:
+    K(d) only on that set)."""
     if len(y) > WORKING_SET_MIN_N and any(isinstance(K, LazyGram) for K in grams):
-        svm, index, K_S = svm_on_working_set(grams, d, y, C, tol, start)
+        svm, index, K_S = svm_on_working_set(grams, d, y, C, tol, start, max_iter)
         free = np.flatnonzero(_free(svm.alpha[index], C))
         return svm, K_S[np.ix_(free, free)]
     Kd = combined_gram(grams, d)
-    svm = solve_svm_dual(Kd, y, C, tol=tol)
+    svm = solve_svm_dual(Kd, y, C, tol=tol, max_iter=max_iter)
     free = np.flatnonzero(_free(svm.alpha, C))
     return svm, Kd[np.ix_(free, free)]
 
@@ -162,9 +169,11 @@ class HingeMKLNewton:
     safeguarded by Armijo backtracking on J (t = 1, ½, …, down to steps whose first-order
     gain −t·slope is at most ``gap_tol·max(1, |J|)``, the stop's resolution); when
     backtracking fails (J is only as exact as libsvm's ``svm_tol``), the SVM tolerance is
-    tightened 100× once and the step retried. Stops when the MKL duality gap (see module
-    doc) is at most ``gap_tol·max(1, |J|)``. With a single column the
-    master is one SVM solve. Steps that stop short of that gap hand the columns to the QCQP
+    tightened 100× once and the step retried (libsvm then gets
+    :data:`TIGHTENED_SVM_ITERATIONS` times the iterations it took, and a solve that runs out
+    of them ends the steps as one that does not descend). Stops when the MKL duality gap
+    (see module doc) is at most ``gap_tol·max(1, |J|)``. With a single column the master is
+    one SVM solve. Steps that stop short of that gap hand the columns to the QCQP
     master (:meth:`_qcqp_fallback`, recorded as an attempt; up to
     :data:`QCQP_FALLBACK_MAX_N` samples). A solve that starts where the last one ended (the
     next round of column generation) starts from its SVM (:meth:`_start_svm`). On lazy Gram
@@ -204,7 +213,7 @@ class HingeMKLNewton:
     def _solve(self, grams, warm_start) -> MasterSolution:
         y, C = self.y, self.C
         d = simplex_start(warm_start, len(grams))
-        svm_tol = self.svm_tol
+        svm_tol, max_iter = self.svm_tol, -1
         svm, K_free = self._start_svm(grams, d)
         self._last = None  # its K(d) on the free SVs is K_free or no longer needed
         attempts = list(svm.attempts)
@@ -228,24 +237,32 @@ class HingeMKLNewton:
                 status, stalled = Status.OPTIMAL_INACCURATE, True
                 attempts.append(Attempt("newton", status, "no descent direction (gap not closed)"))
                 break
-            t = 1.0
+            t, accepted = 1.0, False
             # backtrack while a step could still gain more than the stop resolves
             while t == 1.0 or (t > 1e-10 and -t * slope > resolution):
                 point = np.clip(d + t * direction, 0.0, None)
                 point /= point.sum()  # the SVM below is the one of the accepted point, exactly
                 trial, trial_K_free = combined_svm(grams, point, y, C, svm_tol,
-                                                   start=svm.alpha)
-                if trial.objective <= J + 1e-4 * t * slope:
+                                                   start=svm.alpha, max_iter=max_iter)
+                if trial.status is Status.ITERATION_LIMIT:  # J(point) unknown
+                    attempts += trial.attempts
+                    break
+                accepted = trial.objective <= J + 1e-4 * t * slope
+                if accepted:
                     break
                 t *= 0.5
-            else:
+            if not accepted:
                 if svm_tol == self.svm_tol:  # J is as exact as libsvm: once 100× tighter
                     svm_tol *= 1e-2
+                    max_iter = TIGHTENED_SVM_ITERATIONS * max(svm.iterations, len(y))
                     attempts.append(Attempt("newton", Status.OPTIMAL_INACCURATE, "line search "
                                             f"failed: SVM tolerance tightened to {svm_tol:g}"))
-                    svm, K_free = combined_svm(grams, d, y, C, svm_tol,
-                                               start=svm.alpha)
-                    continue
+                    tight, tight_K_free = combined_svm(grams, d, y, C, svm_tol,
+                                                       start=svm.alpha, max_iter=max_iter)
+                    if tight.status is not Status.ITERATION_LIMIT:
+                        svm, K_free = tight, tight_K_free
+                        continue
+                    attempts += tight.attempts
                 status, stalled = Status.OPTIMAL_INACCURATE, True
                 attempts.append(Attempt("newton", status, "line search failed (gap not closed)"))
                 break

@@ -62,12 +62,13 @@ def _grown(index, new) -> np.ndarray:
     return np.union1d(index, new[:max(WORKING_SET_START, len(index))])
 
 
-def svm_on_working_set(grams, d, y, C: float, tol: float, start=None):
+def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1):
     """The SVM for K(d) = Σ d_m K_m on all points, solved on working sets as the module
     describes. ``start``: the α of an SVM at nearby weights (the last one solved), or None.
     The first working set is its support with the points that violate the criterion at
     that α for K(d) (for a lazy Gram matrix that just computed K_m (α∘y), read again at no
     cost), or :func:`first_working_set` without a start; both classes are always in it.
+    ``max_iter`` bounds each round's libsvm iterations.
 
     Returns the SVM (α on all points, zero off the final working set; its attempts are
     libsvm's, one per round, its status the last round's), the final working set S and K(d)
@@ -82,11 +83,12 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None):
         index = _grown(index, _violators(positive, start, y, C, tol, index))
     if len(np.unique(y[index])) < 2:
         index = np.union1d(index, first_working_set(y))
-    attempts = []
+    attempts, iterations = [], 0
     while True:
         K_S = combined_gram([restrict(K, index) for K, _ in positive], [dm for _, dm in positive])
-        part = solve_svm_dual(K_S, y[index], C, tol=tol)
+        part = solve_svm_dual(K_S, y[index], C, tol=tol, max_iter=max_iter)
         attempts += part.attempts
+        iterations += part.iterations
         alpha = np.zeros(n)
         alpha[index] = part.alpha
         new = _violators(positive, alpha, y, C, tol, index)
@@ -94,4 +96,5 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None):
             break
         del K_S  # the next K(d) on S × S is formed without this one beside it
         index = _grown(index, new)
-    return SVMSolution(alpha, part.bias, part.objective, part.status, attempts), index, K_S
+    svm = SVMSolution(alpha, part.bias, part.objective, part.status, attempts, iterations)
+    return svm, index, K_S
