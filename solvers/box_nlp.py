@@ -228,8 +228,8 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     eigenvalues λ are replaced by ``max(|λ|, 10⁻⁸ max|λ|)`` (an ascent direction where f is
     not concave; the Newton step where it is). The step follows the projected arc
     ``x(a) = P(x + a d)``, a = 1, 1/4, …, accepted when ``f(x(a)) ≥ f(x) + 10⁻⁴ gᵀ(x(a) − x)``;
-    where the full step gains more than 1.1 times the model's gain ½ gᵀd, a = 4, 16, … are
-    tried after it and the arc followed while f grows (Newton steps on f = c − exp(−θδ) as
+    where the full step gains more than 1.1 times the model's gain ½ gᵀd, and did so at the
+    iteration before, a = 4, 16, … are tried after it and the arc followed while f grows (Newton steps on f = c − exp(−θδ) as
     θ grows, the price of a Gaussian scale whose best value is the box's top, each shrink
     the gap by e⁻¹ only: 20 steps to a relative 10⁻⁸). A start has converged when the model's gain gᵀd or an accepted step's gain is at most
     ``tol·|f|``; it stops unconverged when no step length of ``max_backtracks`` was accepted
@@ -253,6 +253,7 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     nfev = len(x)
     moving = np.ones(len(x), dtype=bool)
     converged = np.zeros(len(x), dtype=bool)
+    underestimated = np.zeros(len(x), dtype=bool)  # the last full step gained > 1.1× the model
     nit = 0
     while moving.any() and nit < max_iter:
         nit += 1
@@ -277,10 +278,12 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
             x[k[j[ok]]], f[k[j[ok]]] = trial[ok], ft[ok]
             searching[j[ok]] = False
             a[j[~ok]] *= 0.25
-        # the full step gained over 1.1 times the model's ½ gᵀd: f is flatter ahead than the
-        # model says (e.g. exp(−θδ) as θ grows, where Newton steps shrink the gap only by
-        # e⁻¹ each); longer steps (a = 4, 16, …) while they gain
-        grow = np.flatnonzero(~searching & (a == 1.0) & (f[k] - f_old > 0.55 * gain))
+        # the full step gained over 1.1 times the model's ½ gᵀd, as did the one before: f is
+        # flatter ahead than the model says (e.g. exp(−θδ) as θ grows, where Newton steps
+        # shrink the gap only by e⁻¹ each); longer steps (a = 4, 16, …) while they gain
+        flatter = ~searching & (a == 1.0) & (f[k] - f_old > 0.55 * gain)
+        grow = np.flatnonzero(flatter & underestimated[k])
+        underestimated[k] = flatter
         for _ in range(max_backtracks):
             if not len(grow):
                 break
