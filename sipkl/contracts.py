@@ -179,7 +179,11 @@ class Master(Protocol):
     Gram matrices of kernel learning, :meth:`ColumnSpace.master_inputs`).
 
     A master class may set ``empty_start = True`` when it can solve over no column (the
-    first round then prices the first column).
+    first round then prices the first column). A master with a ``deadline`` attribute gets
+    it from the engine before each solve: the ``time.perf_counter()`` instant at which the
+    run's ``time_limit`` ends (None without one). An iterative master may then return its
+    current iterate early, status ``iteration_limit`` (the engine stops the run with
+    ``time_limit`` after that round).
     """
 
     def solve(self, grams: Sequence[np.ndarray],

@@ -145,7 +145,8 @@ class ColumnGeneration:
           ``objective_stalled``; otherwise ``master_inaccurate``, saying what is missing;
         * no new column while the bound, or the best price, lies above the cut:
           ``no_new_column`` (never a success: a violation may remain);
-        * ``iteration_limit``, ``time_limit``.
+        * ``iteration_limit``, ``time_limit`` (also for a master stopped by its deadline,
+          status ``iteration_limit``, see :class:`~sipkl.contracts.Master`).
         """
         cut = self.cut(sol)
         best_price = float(pricing.scores[0]) if len(pricing.scores) else -np.inf
@@ -153,8 +154,13 @@ class ColumnGeneration:
         proven = bound is not None and bound <= cut
         priced_out = best_price <= cut and (bound is None or proven)
         stalled = self._stalled(sol, previous_objective)
+        out_of_time = self.time_limit is not None and elapsed >= self.time_limit
         if priced_out or stalled:
             if not self.master_optimal(sol):
+                if out_of_time and sol.status is Status.ITERATION_LIMIT:  # its deadline
+                    return RunStatus.TIME_LIMIT, (
+                        f"{_MESSAGES[RunStatus.TIME_LIMIT]} (the master is not optimal: "
+                        f"status {sol.status.value}, gap {sol.gap:.3g})")
                 why = (("the oracle proved" if proven else "the oracle found") + " no column "
                        f"above the cut {cut:.6g}" if priced_out else stalled)
                 return RunStatus.MASTER_INACCURATE, (
@@ -179,7 +185,7 @@ class ColumnGeneration:
                 "may exist")
         if it + 1 >= self.max_iter:
             return RunStatus.ITERATION_LIMIT, _MESSAGES[RunStatus.ITERATION_LIMIT]
-        if self.time_limit is not None and elapsed >= self.time_limit:
+        if out_of_time:
             return RunStatus.TIME_LIMIT, _MESSAGES[RunStatus.TIME_LIMIT]
         return None
 
@@ -284,6 +290,9 @@ class ColumnGeneration:
         """Solve the restricted master over the current columns and prune them; ``None``
         when it failed. A master that prices nothing ends the run (``fixed_columns``)."""
         t0 = time.perf_counter()
+        if hasattr(self.master, "deadline"):  # see sipkl.contracts.Master
+            self.master.deadline = (None if self.time_limit is None
+                                    else run.start + self.time_limit)
         sol = self._guarded(run, RunStatus.MASTER_FAILED, self.master,
                             lambda: self.master.solve(space.master_inputs(run.columns),
                                                       run.weights),

@@ -14,6 +14,7 @@ from sklearn.preprocessing import StandardScaler
 
 import sipkl.solvers.box_nlp as box_nlp
 from sipkl import ColumnGeneration, GaussianARD, GaussianIso, IKLClassifier
+from sipkl.contracts import Column
 from sipkl.estimators.base import initial_column
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
 from sipkl.oracles import IpoptOracle
@@ -147,6 +148,33 @@ def test_time_limit_returns_best_so_far_and_predicts(moons):
     assert clf.predict(X).shape == (len(X),)
 
 
+def test_the_newton_master_stops_at_the_time_limit(moons):
+    """A master round is not a unit the time limit waits for: the engine hands the Newton
+    master its deadline, and past it the master takes no step and returns its start (status
+    ``iteration_limit``; the unlimited master, which steps, ends lower and optimal); the run
+    then stops with ``time_limit``."""
+    X, y = moons
+    family = GaussianIso()
+    columns = [Column.make(family, (s,)) for s in (0.1, 1.0, 10.0)]
+    grams = [family.gram(c.theta, X) for c in columns]
+    full = HingeMKLNewton(y, 10.0).solve(grams, None)
+    stopped_master = HingeMKLNewton(y, 10.0)
+    stopped_master.deadline = 0.0  # long past
+    stopped = stopped_master.solve(grams, None)
+    assert full.status is Status.OPTIMAL and stopped.status is Status.ITERATION_LIMIT
+    assert any("time limit" in a.message for a in stopped.attempts)
+    np.testing.assert_allclose(stopped.weights, np.full(3, 1 / 3))
+    assert stopped.objective > full.objective + 1e-3 * abs(full.objective)
+
+    master = HingeMKLNewton(y, 10.0)
+    res = ColumnGeneration(master, IpoptOracle(), time_limit=1e-9).run(family, X, columns)
+    assert master.deadline is not None
+    assert res.status == "time_limit" and res.nit == 1
+    assert res.master.status is Status.ITERATION_LIMIT
+    ColumnGeneration(master, IpoptOracle(), max_iter=1).run(family, X, columns)
+    assert master.deadline is None
+
+
 def test_keyboard_interrupt_returns_best_so_far(moons):
     X, y = moons
 
@@ -163,6 +191,7 @@ RUN = """
 import os, sys, numpy as np
 from sklearn.datasets import make_moons
 from sipkl import ColumnGeneration, GaussianARD
+from sipkl.contracts import Column
 from sipkl.estimators.base import initial_column
 from sipkl.masters import HingeMKLNewton
 from sipkl.oracles import IpoptOracle

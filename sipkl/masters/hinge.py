@@ -18,6 +18,7 @@ is exactly J(d) − (1ᵀα − λ), the MKL duality gap, recomputed here outsid
 """
 from __future__ import annotations
 
+import time
 import warnings
 from dataclasses import replace
 from typing import Sequence
@@ -178,8 +179,13 @@ class HingeMKLNewton:
     :data:`QCQP_FALLBACK_MAX_N` samples). A solve that starts where the last one ended (the
     next round of column generation) starts from its SVM (:meth:`_start_svm`). On lazy Gram
     matrices each SVM is solved on a working set (:func:`combined_svm`) grown from the
-    support of the SVM before it.
+    support of the SVM before it. Past its ``deadline`` (set by the engine from its
+    ``time_limit``, see :class:`~sipkl.contracts.Master`) it takes no further step and returns
+    the current weights, status ``iteration_limit``.
     """
+
+    #: the ``time.perf_counter()`` instant after which no step is taken (None: no limit)
+    deadline = None
 
     def __init__(self, y, C: float = 1.0, gap_tol: float = 1e-6, svm_tol: float = 1e-6,
                  max_steps: int = 50):
@@ -224,6 +230,10 @@ class HingeMKLNewton:
             J = svm.objective
             resolution = self.gap_tol * max(1.0, abs(J))
             if T.max() - d @ T <= resolution or len(grams) == 1:
+                break
+            if self.deadline is not None and time.perf_counter() >= self.deadline:
+                status = Status.ITERATION_LIMIT
+                attempts.append(Attempt("newton", status, "time limit reached (gap not closed)"))
                 break
             target, step_attempt = self._model_minimizer(K_free, Kw, d, svm.alpha, T)
             if step_attempt is not None:
