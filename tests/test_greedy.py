@@ -314,7 +314,8 @@ def reference_projection(z, radius, norm):
 def test_nkrr_returned_mu_is_a_fixed_point_of_the_projected_step(norm, degree):
     grams, y = nkrr_instance(seed=degree)
     offset, lam, radius, tol = grams.sum(0), 0.1, 0.5, 1e-6
-    master = NonlinearKRRMaster(y, lam, radius, degree, norm, offset=offset, tol=tol)
+    master = NonlinearKRRMaster(y, lam, radius, degree, norm, offset=offset, tol=tol,
+                                gap_tol=0.0)  # Algorithm 1's rule alone
     sol = master.solve(list(grams))
     delta = sol.weights
     assert sol.status.value == "optimal"
@@ -328,6 +329,32 @@ def test_nkrr_returned_mu_is_a_fixed_point_of_the_projected_step(norm, degree):
                                           rel=1e-10)
     # Propositions 2–3: the optimum lies on the boundary ‖µ − µ₀‖ = Λ
     assert np.linalg.norm(delta, 1 if norm == "l1" else 2) == pytest.approx(radius, rel=1e-6)
+
+
+@pytest.mark.parametrize("norm", ["l1", "l2"])
+@pytest.mark.parametrize("y_units", [1.0, 1e3])
+def test_nkrr_gap_stop_is_a_relative_accuracy_in_F(norm, y_units):
+    """d = 1: F(µ) = yᵀ(K₀ + Σ δ_k K_k + λI)⁻¹y is convex, and the first-order gap bounds
+    F(δ) − min F. A master stopped by the gap rule (Algorithm 1's ε rule out of reach) is
+    within gap_tol·F of the minimum that cvxpy's matrix_frac finds (an independent
+    formulation and solver), with y in two units."""
+    import cvxpy as cp
+    grams, y = nkrr_instance(seed=7)
+    y = y * y_units
+    offset, lam, radius, gap_tol = grams.sum(0), 0.1, 0.5, 1e-4
+    master = NonlinearKRRMaster(y, lam, radius, 1, norm, offset=offset, tol=1e-300,
+                                gap_tol=gap_tol)
+    sol = master.solve(list(grams))
+    assert sol.status.value == "optimal" and sol.gap <= gap_tol * sol.objective
+    delta = cp.Variable(len(grams), nonneg=True)
+    P = offset + lam * np.eye(len(y)) + sum(delta[k] * grams[k] for k in range(len(grams)))
+    ball = cp.norm1(delta) if norm == "l1" else cp.norm(delta, 2)
+    ref = cp.Problem(cp.Minimize(cp.matrix_frac(y, (P + P.T) / 2)), [ball <= radius])
+    ref.solve(solver="CLARABEL")
+    assert ref.status == "optimal"
+    assert sol.objective == pytest.approx(F_reference(sol.weights, grams, y, lam, 1, offset),
+                                          rel=1e-10)
+    assert ref.value - 1e-6 * abs(ref.value) <= sol.objective <= ref.value * (1 + gap_tol)
 
 
 def test_nkrr_objective_decreases_when_columns_enter():

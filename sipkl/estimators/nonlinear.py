@@ -48,7 +48,9 @@ class NonlinearKernelRidge(ExpansionRegressorMixin, ColumnGenerationEstimator):
         A name of :data:`sipkl.registry.ORACLES` or an object with a
         ``price(pricing_round)`` method.
     tol : float, default=1e-4
-        Relative pricing tolerance of the engine.
+        Relative pricing tolerance of the engine; the master also stops once its
+        first-order gap is at most ``tol·|F|`` (see
+        :class:`~sipkl.masters.nonlinear.NonlinearKRRMaster`).
     step_tol : float, default=1e-6
         ε of Algorithm 1, on the full projected-gradient step ‖µ′ − µ‖ (η = 1).
     max_iter : int, default=50
@@ -112,7 +114,7 @@ class NonlinearKernelRidge(ExpansionRegressorMixin, ColumnGenerationEstimator):
         offset = LearnedKernel(base, np.full(len(base), float(self.mu0)))
         master = NonlinearKRRMaster(y - y_mean, self.alpha, self.radius, self.degree,
                                     self.norm, offset(X) if self.mu0 > 0 else None,
-                                    tol=self.step_tol)
+                                    tol=self.step_tol, gap_tol=self.tol)
         result = self._engine(master, oracle, self.random_state, n_price=self.n_price).run(
             family, X, base)
         kernel = LearnedKernel(offset.columns + result.columns,
