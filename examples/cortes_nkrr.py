@@ -26,8 +26,9 @@ match uncentred features, which is the default here; ``--centred`` follows the t
 Both are measured in docs/benchmarks.md.
 
 Run ``python examples/cortes_nkrr.py`` (the full grid: 15 (λ, Λ) pairs × 5 folds per method
-and split) or with ``--quick`` (``--quick --splits 3``: about 15 seconds); ``--splits N`` and ``--folds K`` set the number of random splits and of CV folds
-(the paper's protocol: ``--splits 30 --folds 10``).
+and split) or with ``--quick`` (``--quick --splits 3``: about 15 seconds); ``--splits N``
+and ``--folds K`` set the numbers of random splits and of CV folds (the paper's protocol:
+``--splits 30 --folds 10``).
 """
 from __future__ import annotations
 
