@@ -229,13 +229,14 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     not concave; the Newton step where it is). The step follows the projected arc
     ``x(a) = P(x + a d)``, a = 1, 1/4, …, accepted when ``f(x(a)) ≥ f(x) + 10⁻⁴ gᵀ(x(a) − x)``;
     where the full step gains more than 1.1 times the model's gain ½ gᵀd, and did so at the
-    iteration before, a = 4, 16, … are tried after it and the arc followed while f grows (Newton steps on f = c − exp(−θδ) as
-    θ grows, the price of a Gaussian scale whose best value is the box's top, each shrink
-    the gap by e⁻¹ only: 20 steps to a relative 10⁻⁸). A start has converged when the model's gain gᵀd or an accepted step's gain is at most
-    ``tol·|f|``; it stops unconverged when no step length of ``max_backtracks`` was accepted
-    (where the model misleads: a case for a more careful local solver). Every rule is
-    invariant to the scale of f, and of x with its box; the Hessians may be approximate (e.g.
-    single precision): only ``fun``'s values decide. ``relative=True`` (coordinates that are
+    iteration before, a = 4, 16, … are tried after it and the arc followed while f grows
+    (Newton steps on f = c − exp(−θδ) as θ grows, the price of a Gaussian scale whose best
+    value is the box's top, gain 1.26 times the model's and each shrink the gap by e⁻¹ only:
+    20 steps to a relative 10⁻⁸). A start has converged when the model's gain gᵀd or an
+    accepted step's gain is at most ``tol·|f|``; it stops unconverged when no step length of
+    ``max_backtracks`` was accepted (where the model misleads: a case for a more careful
+    local solver). Every rule is invariant to the scale of f, and of x with its box; the
+    Hessians may be approximate (e.g. single precision): only ``fun``'s values decide. ``relative=True`` (coordinates that are
     scales, as in :func:`ascend_box`): ε is 10⁻⁶ of the row's largest |coordinate| instead
     of the box's width, and the run is also invariant to a box it does not touch.
 
