@@ -437,3 +437,8 @@ def test_bad_types_name_the_argument(cls, params, name):
 def test_bad_master_input(master, args):
     with pytest.raises(ValueError):
         master(*args)
+
+
+def test_nkrr_master_rejects_a_negative_gap_tol():
+    with pytest.raises(ValueError, match="gap_tol"):
+        NonlinearKRRMaster([1.0, 2.0], gap_tol=-1e-4)

@@ -204,7 +204,7 @@ class NonlinearKRRMaster:
             if (np.linalg.norm(project(delta + g, self.radius, self.norm) - delta) < self.tol
                     or self._gap(delta, g) <= self.gap_tol * abs(F)):
                 return delta, terms, eta, Status.OPTIMAL
-            trial = project(delta + eta * terms[2], self.radius, self.norm)
+            trial = project(delta + eta * g, self.radius, self.norm)
             step = float(np.linalg.norm(trial - delta))
             trial_terms = self.terms(grams, trial)
             if step > last_step or trial_terms[0] > terms[0]:
