@@ -220,38 +220,6 @@ def test_newton_master_matches_qcqp_master(seed, C):
         assert np.all(sol.weights >= 0) and abs(sol.weights.sum() - 1) < 1e-9
         assert -1e-9 <= sol.gap <= 1e-5 * max(1.0, abs(sol.objective))
     assert rel(fast.objective, ref.objective) < REL
-
-
-def test_newton_master_bounds_libsvm_at_the_tightened_tolerance(monkeypatch):
-    """titanic, split 1 of ``ikl_table1`` with C = 10, the third round of IKL over
-    ``GaussianARD`` (``tests/data/titanic_split1_ard.npz``, as above). 150 training points,
-    13 distinct ones, several with both labels: the dual is not unique, and libsvm at the
-    tightened tolerance 10⁻⁸ ran 2.8·10⁸ iterations in 22 solves (3 min for 150 points),
-    where at 10⁻⁶ a solve takes at most 8·10⁴. The tightened solves now get a bounded number
-    of iterations; one that runs out of them ends the steps, and the QCQP master (the
-    reference) answers."""
-    import sipkl.masters.hinge as hinge
-    data = np.load(Path(__file__).parent / "data" / "titanic_split1_ard.npz")
-    X, y, C = data["X"], data["y"], float(data["C"])
-    assert len(np.unique(X, axis=0)) < 15
-    diff2 = (X[:, None, :] - X[None, :, :]) ** 2
-    grams = [np.exp(-diff2 @ theta) for theta in data["thetas"]]
-    iterations = {}  # libsvm's, by tolerance
-    real = hinge.solve_svm_dual
-
-    def counted(K, y_, C_, tol, **kwargs):
-        svm = real(K, y_, C_, tol, **kwargs)
-        iterations.setdefault(tol, []).append(svm.iterations)
-        return svm
-
-    monkeypatch.setattr(hinge, "solve_svm_dual", counted)
-    master = HingeMKLNewton(y, C)
-    fast = master.solve(grams, data["weights"])
-    tightened = iterations[1e-2 * master.svm_tol]
-    assert sum(tightened) <= 100 * max(iterations[master.svm_tol])
-    ref = HingeMKLQCQP(y, C).solve(grams, data["weights"])
-    assert fast.status.value == "optimal" and ref.status.value == "optimal"
-    assert rel(fast.objective, ref.objective) < REL
     assert rel(fast.threshold, ref.threshold) < 1e-3
 
 
@@ -430,6 +398,38 @@ def test_newton_master_backtracks_only_to_what_its_stop_resolves(monkeypatch):
     fast = HingeMKLNewton(y, C).solve(grams, data["weights"])
     assert len(tolerances) <= 60
     assert min(tolerances) == 1e-2 * HingeMKLNewton(y, C).svm_tol
+    ref = HingeMKLQCQP(y, C).solve(grams, data["weights"])
+    assert fast.status.value == "optimal" and ref.status.value == "optimal"
+    assert rel(fast.objective, ref.objective) < REL
+
+
+def test_newton_master_bounds_libsvm_at_the_tightened_tolerance(monkeypatch):
+    """titanic, split 1 of ``ikl_table1`` with C = 10, the third round of IKL over
+    ``GaussianARD`` (``tests/data/titanic_split1_ard.npz``, as above). 150 training points,
+    13 distinct ones, several with both labels: the dual is not unique, and libsvm at the
+    tightened tolerance 10⁻⁸ ran 2.8·10⁸ iterations in 22 solves (3 min for 150 points),
+    where at 10⁻⁶ a solve takes at most 8·10⁴. The tightened solves now get a bounded number
+    of iterations; one that runs out of them ends the steps, and the QCQP master (the
+    reference) answers."""
+    import sipkl.masters.hinge as hinge
+    data = np.load(Path(__file__).parent / "data" / "titanic_split1_ard.npz")
+    X, y, C = data["X"], data["y"], float(data["C"])
+    assert len(np.unique(X, axis=0)) < 15
+    diff2 = (X[:, None, :] - X[None, :, :]) ** 2
+    grams = [np.exp(-diff2 @ theta) for theta in data["thetas"]]
+    iterations = {}  # libsvm's, by tolerance
+    real = hinge.solve_svm_dual
+
+    def counted(K, y_, C_, tol, **kwargs):
+        svm = real(K, y_, C_, tol, **kwargs)
+        iterations.setdefault(tol, []).append(svm.iterations)
+        return svm
+
+    monkeypatch.setattr(hinge, "solve_svm_dual", counted)
+    master = HingeMKLNewton(y, C)
+    fast = master.solve(grams, data["weights"])
+    tightened = iterations[1e-2 * master.svm_tol]
+    assert sum(tightened) <= 100 * max(iterations[master.svm_tol])
     ref = HingeMKLQCQP(y, C).solve(grams, data["weights"])
     assert fast.status.value == "optimal" and ref.status.value == "optimal"
     assert rel(fast.objective, ref.objective) < REL

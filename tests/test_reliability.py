@@ -191,7 +191,6 @@ RUN = """
 import os, sys, numpy as np
 from sklearn.datasets import make_moons
 from sipkl import ColumnGeneration, GaussianARD
-from sipkl.contracts import Column
 from sipkl.estimators.base import initial_column
 from sipkl.masters import HingeMKLNewton
 from sipkl.oracles import IpoptOracle
