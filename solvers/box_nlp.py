@@ -261,13 +261,13 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
         k = np.flatnonzero(moving)
         direction = _newton_directions(hessians, x[k], g[k], lower, upper, relative)
         # the model's own gain estimate gᵀd below the tolerance: converged, no search
-        flat = np.einsum("ij,ij->i", g[k], direction) <= tol * np.abs(f[k])
+        gain = np.einsum("ij,ij->i", g[k], direction)
+        flat = gain <= tol * np.abs(f[k])
         converged[k[flat]], moving[k[flat]] = True, False
-        k, direction = k[~flat], direction[~flat]
+        k, direction, gain = k[~flat], direction[~flat], gain[~flat]
         a = np.ones(len(k))
         searching = np.ones(len(k), dtype=bool)
         x_old, f_old = x[k], f[k]
-        gain = np.einsum("ij,ij->i", g[k], direction)
         for _ in range(max_backtracks):  # one batched evaluation per step length
             j = np.flatnonzero(searching)
             if not len(j):
