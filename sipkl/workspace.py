@@ -130,6 +130,21 @@ class KernelPricingProblem:
             return None
         return partial(pricer.hessians, dtype=dtype)
 
+    def curvature_batch(self, dtype=np.float64):
+        """``F(thetas) -> (values, gradients, curvatures)`` of the rows of ``thetas``, the
+        curvatures being the diagonals of the Hessians (computed in ``dtype``, in the pass
+        that computes the values), or ``None`` where the family's batch pricer has no
+        Hessians or a regularizer is subtracted."""
+        pricer = self._batch_pricer()
+        if not hasattr(pricer, "hessians") or self.regularizer is not None:
+            return None
+
+        def evaluate(thetas):
+            thetas = np.atleast_2d(np.asarray(thetas, float))
+            self.n_evals += len(thetas)
+            return pricer(thetas, True, dtype, curvature=True)
+        return evaluate
+
     def values(self, thetas) -> np.ndarray:
         thetas = np.asarray(thetas, float).reshape(len(thetas), -1)
         self.n_evals += len(thetas)

@@ -9,7 +9,7 @@ many points in one call.
 from __future__ import annotations
 
 import time
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 from scipy.optimize import OptimizeResult, minimize
@@ -142,9 +142,10 @@ def _ipopt_options(negated, x0, lower, upper, tol, max_iter, value_scale=None,
             "print_level": 0, "sb": "yes", "tol": tol, "max_iter": max_iter}
 
 
-def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], starts: np.ndarray,
+def ascend_box(fun: Callable[[np.ndarray], tuple], starts: np.ndarray,
                lower: np.ndarray, upper: np.ndarray, *, tol: float = 1e-5,
-               max_iter: int = 100, window: int = 5, relative: bool = False) -> OptimizeResult:
+               max_iter: int = 100, window: Optional[int] = None,
+               relative: bool = False) -> OptimizeResult:
     """Maximize ``fun`` over the box ``[lower, upper]`` from all rows of ``starts`` at once.
 
     ``fun(X) -> (values, gradients)`` evaluates the rows of ``X`` (S × p) in one call. Each
@@ -155,10 +156,20 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
 
     with the Barzilai–Borwein step a = sᵀs / (−sᵀu) (s = x⁺ − x, u = g⁺ − g) after an
     accepted step; the first step moves by a tenth of the start's size (as in
-    :func:`maximize_box`). A start stops when ``window`` accepted steps in a row raised f by
-    at most ``tol·|f|`` in all (single Barzilai–Borwein steps can gain little far from a
-    maximum), or when its step has shrunk below round-off; one function call per iteration
-    serves all starts still moving.
+    :func:`maximize_box`). Where ``fun`` also returns the diagonals h of the Hessians,
+    ``(values, gradients, curvatures)``, the direction is the diagonal Newton step instead,
+
+        x⁺ = P(x + t d),   d_i = g_i / |h_i| clipped to ± 10 times the row's size,
+
+    with t = 1, divided by 4 after a rejected step and multiplied by 4 (up to 1) after an
+    accepted one. The size is the row's largest |coordinate| (:func:`_start_size`): a
+    coordinate along which f is nearly linear (h_i ≈ 0) is not sent to the box's far side.
+    The step is invariant to the scale of each coordinate, where the gradient's is not: the
+    scales of ARD kernels (signal and noise dimensions) differ by orders of magnitude. A start stops when ``window`` accepted steps
+    in a row (default 5 for Barzilai–Borwein steps, which can gain little singly far from a
+    maximum, 3 for diagonal Newton steps) raised f by at most ``tol·|f|`` in all, or when
+    its step has shrunk below round-off; one function call per iteration serves all starts
+    still moving.
 
     ``relative=True`` is for coordinates that are scales (kernel parameters: θ ≥ 0 in the
     units of the data, inside a box that is not their size, such as the default (0, 900) of
@@ -176,19 +187,23 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
     lower = np.asarray(lower, dtype=float)
     upper = np.asarray(upper, dtype=float)
     x = np.clip(np.atleast_2d(np.asarray(starts, dtype=float)), lower, upper)
-    f, g = fun(x)
+    f, g, *h = fun(x)
+    h = h[0] if h else None  # curvatures: diagonal Newton steps
+    window = window or (5 if h is None else 3)
     nfev = len(x)
     typical = _start_size(x, lower, upper, relative)
-    a = 0.1 * typical / np.maximum(np.abs(g).max(1), 1e-300)
+    a = 0.1 * typical / np.maximum(np.abs(g).max(1), 1e-300) if h is None else np.ones(len(x))
     moving = np.ones(len(x), dtype=bool)
     f_ref, since = f.copy(), np.zeros(len(x), dtype=int)  # f `since` iterations ago
     nit = 0
     while moving.any() and nit < max_iter:
         nit += 1
         k = np.flatnonzero(moving)
-        trial = np.clip(x[k] + a[k, None] * g[k], lower, upper)
+        direction = g[k] if h is None else _diagonal_newton(g[k], h[k], 10.0 * _start_size(
+            x[k], lower, upper, relative))
+        trial = np.clip(x[k] + a[k, None] * direction, lower, upper)
         step = trial - x[k]
-        ft, gt = fun(trial)
+        ft, gt, *ht = fun(trial)
         nfev += len(k)
         slope = np.einsum("ij,ij->i", g[k], step)
         accept = ft >= f[k] + 1e-4 * slope
@@ -197,16 +212,27 @@ def ascend_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]], start
         checked = accept & (since[k] >= window)
         done = (checked & (ft - f_ref[k] <= tol * np.abs(ft))) | (~accept & tiny)
         f_ref[k[checked]], since[k[checked]] = ft[checked], 0
-        curvature = -np.einsum("ij,ij->i", step, gt - g[k])
-        a[k] = np.where(accept, np.where(curvature > 0, np.einsum("ij,ij->i", step, step)
-                                         / np.where(curvature > 0, curvature, 1.0), 4.0 * a[k]),
-                        0.25 * a[k])
+        if h is None:
+            curvature = -np.einsum("ij,ij->i", step, gt - g[k])
+            a[k] = np.where(accept, np.where(
+                curvature > 0, np.einsum("ij,ij->i", step, step)
+                / np.where(curvature > 0, curvature, 1.0), 4.0 * a[k]), 0.25 * a[k])
+        else:
+            a[k] = np.where(accept, np.minimum(4.0 * a[k], 1.0), 0.25 * a[k])
+            h[k[accept]] = ht[0][accept]
         ka = k[accept]
         x[ka], f[ka], g[ka] = trial[accept], ft[accept], gt[accept]
         moving[k[done]] = False
     order = np.argsort(f)[::-1]
     return OptimizeResult(x=x[order], fun=f[order], converged=~moving[order], nit=nit,
                           nfev=nfev, order=order)
+
+
+def _diagonal_newton(g, h, size) -> np.ndarray:
+    """Rows g_d / |h_d|, each coordinate clipped to ± its row's ``size`` (see
+    :func:`ascend_box`; a coordinate with h_d = 0 takes the full ± size)."""
+    step = g / np.maximum(np.abs(h), 1e-300)
+    return np.clip(step, -size[:, None], size[:, None])
 
 
 def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],

@@ -396,3 +396,26 @@ def test_starting_points_are_in_the_units_of_the_data(family):
     np.testing.assert_allclose(a, b * 1024.0 ** 2, rtol=1e-12)
     _, smallest = gaussian._sqdist_range(X * 8.0)
     assert np.all(a <= 52 * np.log(2) / smallest * (1 + 1e-12))
+
+
+def test_data_scales_are_remembered_by_content_not_by_identity():
+    """The data scales behind the starting points are computed once per training set: a copy
+    of X gets the remembered values, an X changed in place gets new ones (each checked
+    against the pairs formed by brute force), and the remembered array cannot be changed."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(30, 4))
+
+    def per_dim(X):
+        diffs = np.square(X[:, None, :] - X[None, :, :])[np.triu_indices(len(X), 1)]
+        return np.median(diffs, axis=0)
+
+    first = gaussian._median_sqdiff_per_dim(X)
+    np.testing.assert_allclose(first, per_dim(X), rtol=1e-12)
+    assert gaussian._median_sqdiff_per_dim(X.copy()) is first
+    with pytest.raises(ValueError):
+        first[0] = 1.0
+    X[:, 1] *= 3.0  # in place: same object, other content
+    np.testing.assert_allclose(gaussian._median_sqdiff_per_dim(X), per_dim(X), rtol=1e-12)
+    median, smallest = gaussian._sqdist_range(X)
+    d2 = np.square(X[:, None, :] - X[None, :, :]).sum(-1)[np.triu_indices(len(X), 1)]
+    assert (median, smallest) == pytest.approx((np.median(d2), d2.min()), rel=1e-12)

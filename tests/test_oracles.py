@@ -241,6 +241,62 @@ def test_pair_hessians_equal_finite_differences_of_the_gradient():
                                rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("pair_elements", [2 ** 24, 0], ids=["stored", "formed"])
+def test_pair_curvatures_equal_finite_differences_of_the_gradient(monkeypatch, pair_elements):
+    """The curvatures (Hessian diagonals) of ``curvature_batch``, with Δ stored or formed
+    block by block at each evaluation, against central differences of the gradient; its
+    values and gradients are those of ``values_and_grads``."""
+    import sipkl.kernels.gaussian
+    monkeypatch.setattr(sipkl.kernels.gaussian, "_PAIR_ELEMENTS", pair_elements)
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(30, 4))
+    W = PriceMatrix(factor=rng.normal(size=(30, 2)), signs=[1.0, -1.0])
+    problem = Workspace(X).pricing_problem(GaussianARD(), W)
+    thetas = rng.uniform(0.05, 1.0, (3, 4))
+    values, grads, curvatures = problem.curvature_batch(np.float64)(thetas)
+    reference = problem.values_and_grads(thetas)
+    np.testing.assert_allclose(values, reference[0], rtol=1e-12)
+    np.testing.assert_allclose(grads, reference[1], rtol=1e-12, atol=1e-14)
+    h = 1e-6
+    fd = np.stack([(problem.values_and_grads(thetas + h * e)[1][:, d]
+                    - problem.values_and_grads(thetas - h * e)[1][:, d]) / (2 * h)
+                   for d, e in enumerate(np.eye(4))], axis=-1)
+    np.testing.assert_allclose(curvatures, fd, rtol=1e-6, atol=1e-8)
+    regularized = Workspace(X).pricing_problem(GaussianARD(), W,
+                                               regularizer=lambda t: (0.0, np.zeros(4)))
+    assert regularized.curvature_batch() is None  # r(θ) states no curvature
+
+
+@pytest.mark.parametrize("units", [1e-3, 1e3])
+def test_diagonal_newton_ascent_on_badly_scaled_coordinates(units):
+    """With curvatures, the batched ascent takes diagonal Newton steps: on a separable concave
+    quadratic whose curvatures span 10¹² (the scales of signal and noise dimensions), every
+    start reaches the box-clipped maximizer in a few iterations, where the gradient's steps
+    stop on their cap; the run is the same with the coordinates (and box) in other units."""
+    rng = np.random.default_rng(7)
+    p = 6
+    center, starts = rng.uniform(-1, 3, p), rng.uniform(0.5, 1.5, (4, p))
+
+    def run(u, curvatures=True):
+        curvature = np.logspace(-6, 6, p) / u ** 2
+
+        def fun(X):
+            grads = -(X - u * center) * curvature
+            values = -0.5 * ((X - u * center) ** 2 * curvature).sum(1)
+            return (values, grads, np.tile(-curvature, (len(X), 1))) if curvatures else \
+                (values, grads)
+        return ascend_box(fun, u * starts, np.zeros(p), np.full(p, 2.0 * u), tol=1e-12,
+                          max_iter=50, relative=True)
+
+    res = run(1.0)
+    assert res.converged.all() and res.nit <= 8
+    np.testing.assert_allclose(res.x, np.tile(np.clip(center, 0.0, 2.0), (4, 1)), atol=1e-9)
+    assert not run(1.0, curvatures=False).converged.all()
+    other = run(units)
+    assert other.nit == res.nit
+    np.testing.assert_allclose(other.x / units, res.x, rtol=1e-9, atol=1e-12)
+
+
 def test_newton_refinement_ends_where_ipopt_cannot_improve():
     """The oracle's Newton-refined columns are local maxima: IPOPT (a second solver) started
     at each returned θ gains less than 1e-7 relative."""

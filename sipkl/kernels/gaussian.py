@@ -15,6 +15,11 @@ standardized to zero mean and unit variance).
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from .base import (KernelFamily, OneParameterFamily, PairExponential, PointPairExponential,
@@ -30,11 +35,45 @@ _IDENTITY_EXPONENT = 52 * np.log(2.0)
 _PAIR_ELEMENTS = 2 ** 24
 
 
+def _memoized_on_content(fn):
+    """``fn(X)`` for an array ``X``, remembered for the last ``8`` arrays by their content
+    (shape, dtype and a digest of the bytes), not by identity: the starting points ask for
+    the same data scales in every pricing round of a fit. A returned array is read-only."""
+    cache, lock = OrderedDict(), threading.Lock()
+
+    @functools.wraps(fn)
+    def memoized(X):
+        X = np.ascontiguousarray(X)
+        key = (X.shape, X.dtype.str, hashlib.blake2b(X, digest_size=16).digest())
+        with lock:
+            if key in cache:
+                cache.move_to_end(key)
+                return cache[key]
+        value = fn(X)
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+        with lock:
+            cache[key] = value
+            if len(cache) > 8:
+                cache.popitem(last=False)
+        return value
+    return memoized
+
+
+def _subsample(X, max_points: int) -> np.ndarray:
+    """Every k-th row of ``X``, k = max(1, ⌊n / max_points⌋)."""
+    return X[:: max(1, len(X) // max_points)]
+
+
 def _sqdist_range(X, max_points: int = 500) -> tuple[float, float]:
     """The median and the smallest positive squared distance between the rows of (a
     subsample of) ``X``; the median of the positive ones where most are 0 (repeated rows),
     1 and ∞ where all are (every value in the data's units otherwise)."""
-    X = X[:: max(1, len(X) // max_points)]
+    return _sqdist_range_of(_subsample(X, max_points))
+
+
+@_memoized_on_content
+def _sqdist_range_of(X) -> tuple[float, float]:
     d2 = squared_distances(X, X)[np.triu_indices(len(X), 1)]
     positive = d2[d2 > 0]
     if not positive.size:
@@ -53,7 +92,11 @@ def _median_sqdiff_per_dim(X, max_points: int = 150) -> np.ndarray:
     that is mostly one value, such as a border pixel) the mean, and where that is 0 too (a
     constant dimension, whose scale changes no kernel) the median of the other dimensions':
     every value in the data's units."""
-    X = X[:: max(1, len(X) // max_points)]
+    return _median_sqdiff_per_dim_of(_subsample(X, max_points))
+
+
+@_memoized_on_content
+def _median_sqdiff_per_dim_of(X) -> np.ndarray:
     i, j = np.triu_indices(len(X), 1)
     if not len(i):
         return np.ones(X.shape[1])

@@ -88,8 +88,8 @@ class IpoptOracle:
                 if len(own) and self.n_warm > 0:
                     starts = np.vstack([self._best(problem, own, self.n_warm,
                                                    self.search_dtype), starts])
-                ascent = ascend_box(partial(problem.values_and_grads, dtype=self.search_dtype),
-                                    starts, problem.lower, problem.upper, tol=self.tol,
+                ascent = ascend_box(self._search_function(problem), starts, problem.lower,
+                                    problem.upper, tol=self.tol,
                                     max_iter=self.max_iter // 2, relative=not index_set)
                 climbing = ascent.x[self._basins(problem, ascent.x, ascent.fun, pricing_round)]
             moving = own if index_set else own[:0]  # the exchange step
@@ -151,6 +151,13 @@ class IpoptOracle:
                              problem.upper, **kwargs)
         res.newton = hessians is not None
         return res
+
+    def _search_function(self, problem):
+        """Stage (1)'s function, in ``search_dtype``: values, gradients and, where the
+        pricing problem has them (``curvature_batch``), the diagonals of the Hessians, which
+        turn the ascent into diagonal Newton steps (see :func:`solvers.ascend_box`)."""
+        curvatures = getattr(problem, "curvature_batch", lambda dtype: None)(self.search_dtype)
+        return curvatures or partial(problem.values_and_grads, dtype=self.search_dtype)
 
     def _hessians(self, problem):
         """The pricing problem's Hessians ``H(thetas, coords)`` in ``search_dtype``, or
