@@ -98,7 +98,10 @@ class PricingProblem(Protocol):
     values only; ``dtype=np.float32`` for a search whose results are evaluated again),
     ``column(θ)`` makes the :class:`Column` of a θ; ``n_evals`` counts evaluations.
     Optionally, ``hessian_batch(dtype)`` returns ``H(thetas) -> (S, p, p)``, the Hessians of
-    the rows (or ``None``): the IPOPT oracle then refines by projected Newton steps.
+    the rows (or ``None``): the IPOPT oracle then refines by projected Newton steps; and
+    ``curvature_batch(dtype)`` returns ``F(thetas) -> (values, gradients, curvatures)``, the
+    curvatures being the diagonals of the Hessians (or ``None``): its first search then takes
+    diagonal Newton steps.
     """
 
     family: object
