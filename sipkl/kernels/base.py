@@ -289,28 +289,32 @@ class PairExponential:
         values = np.full(len(thetas), self.trace)
         grads = np.zeros(thetas.shape) if grad else None
         curvatures = np.zeros(thetas.shape) if curvature else None
-        for delta, w, E in self._blocks(thetas, dtype, len(thetas)):
+        p = thetas.shape[1]
+        for rows, w, E in self._blocks(thetas, dtype, len(thetas), squares=curvature):
             values += w @ E
-            if grad or curvature:
-                E *= w[:, None]
+            if not (grad or curvature):
+                continue
+            E *= w[:, None]
+            products = E.T @ rows  # [gradient, curvature] terms: one product
             if grad:
-                grads -= E.T @ delta
+                grads -= products[:, :p]
             if curvature:
-                curvatures += E.T @ np.square(delta)
+                curvatures += products[:, p:]
         return (values, grads, curvatures) if curvature else (values, grads)
 
-    def _blocks(self, thetas, dtype, width: int):
+    def _blocks(self, thetas, dtype, width: int, squares: bool = False):
         """Blocks of pairs, not single pairs: ``(Δ_b, w_b, E_b = exp(−Δ_b Θᵀ))``, each block
-        of about ``CHUNK_ELEMENTS / width`` pairs."""
+        of about ``CHUNK_ELEMENTS / width`` pairs (``squares``: ``[Δ_b, Δ_b ∘ Δ_b]`` in
+        place of Δ_b)."""
         weights = self._weights(dtype)
         thetas_t = thetas.T.astype(weights.dtype)
         step = max(1, self.CHUNK_ELEMENTS // max(1, width))
         for k in range(0, len(weights), step):
-            delta = self._deltas(k, min(k + step, len(weights)), weights.dtype)
-            E = delta @ thetas_t
+            rows = self._deltas(k, min(k + step, len(weights)), weights.dtype, squares)
+            E = rows[:, :len(thetas_t)] @ thetas_t
             np.negative(E, out=E)
             np.exp(E, out=E)
-            yield delta, weights[k:k + step], E
+            yield rows, weights[k:k + step], E
 
     def hessians(self, thetas, coords=None, dtype=np.float64) -> np.ndarray:
         """The Hessians of the prices at the rows of ``thetas`` on the coordinates ``coords``
@@ -330,9 +334,17 @@ class PairExponential:
             hess += (E[:, :, None] * part[:, None, :]).reshape(len(delta), S * q).T @ part
         return hess.reshape(S, q, q)
 
-    def _deltas(self, start: int, stop: int, dtype) -> np.ndarray:
-        """The rows ``start:stop`` of Δ in ``dtype``."""
-        return self._in("deltas", dtype)[start:stop]
+    def _deltas(self, start: int, stop: int, dtype, squares: bool = False) -> np.ndarray:
+        """The rows ``start:stop`` of Δ in ``dtype``, or of ``[Δ, Δ ∘ Δ]`` with ``squares``
+        (made once; in single precision its left half serves as Δ, with no other copy)."""
+        if np.dtype(dtype) == np.float64 and not squares:
+            return self.deltas[start:stop]
+        both = self.__dict__.setdefault("_with_squares", {})
+        key = np.dtype(dtype).str
+        if key not in both:
+            deltas = self.deltas.astype(dtype)
+            both[key] = np.hstack([deltas, np.square(deltas)])
+        return both[key][start:stop, :None if squares else self.deltas.shape[1]]
 
     def _weights(self, dtype) -> np.ndarray:
         return self._in("weights", dtype)
@@ -364,12 +376,13 @@ class PointPairExponential(PairExponential):
         self.X, self.weights, self.trace = X, weights, float(trace)
         self._row_starts = rows * m - rows * (rows + 1) // 2
 
-    def _deltas(self, start: int, stop: int, dtype) -> np.ndarray:
+    def _deltas(self, start: int, stop: int, dtype, squares: bool = False) -> np.ndarray:
         pairs = np.arange(start, stop)
         i = np.searchsorted(self._row_starts, pairs, side="right") - 1
         j = pairs - self._row_starts[i] + i + 1
         X = self._in("X", dtype)
-        return np.square(X[i] - X[j])
+        deltas = np.square(X[i] - X[j])
+        return np.hstack([deltas, np.square(deltas)]) if squares else deltas
 
 
 def upper_from_row_blocks(m: int, blocks, k: int) -> tuple[list[np.ndarray], float]:
