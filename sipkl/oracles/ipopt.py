@@ -28,9 +28,10 @@ class IpoptOracle:
     precision by default, about twice as fast; the screening too): one batched evaluation
     of the family (:meth:`KernelFamily.batch_pricer`, two matrix products for the
     Gaussians) moves every start, by diagonal Newton steps where the pricing problem states
-    the diagonals of its Hessians (``curvature_batch``: the Gaussian families, a third
-    product), else by spectral projected gradient. (2) The end points that are new columns are grouped into basins (1 % apart, see
-    :meth:`_basins`), at most the round's ``n_price``, and refined together in double
+    the diagonals of its Hessians (``curvature_batch``: the Gaussian families, from the
+    same products), else by spectral projected gradient. (2) The end points that are new
+    columns are grouped into basins (1 % apart, see :meth:`_basins`), at most the round's
+    ``n_price``, and refined together in double
     precision to the relative tolerance ``10⁻³·tol`` (at most ``max_iter // 2`` iterations):
     by projected Newton steps (:func:`solvers.newton_box`, Hessians in ``search_dtype`` on
     the free coordinates only) where the pricing problem has Hessians
