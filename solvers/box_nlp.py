@@ -165,9 +165,10 @@ def ascend_box(fun: Callable[[np.ndarray], tuple], starts: np.ndarray,
     accepted one. The size is the row's largest |coordinate| (:func:`_start_size`): a
     coordinate along which f is nearly linear (h_i ≈ 0) is not sent to the box's far side.
     The step is invariant to the scale of each coordinate, where the gradient's is not: the
-    scales of ARD kernels (signal and noise dimensions) differ by orders of magnitude. A start stops when ``window`` accepted steps
-    in a row (default 5 for Barzilai–Borwein steps, which can gain little singly far from a
-    maximum, 3 for diagonal Newton steps) raised f by at most ``tol·|f|`` in all, or when
+    scales of ARD kernels (signal and noise dimensions) differ by orders of magnitude. A
+    start stops when ``window`` accepted steps in a row (default 5 for Barzilai–Borwein
+    steps, which can gain little singly far from a maximum, 3 for diagonal Newton steps)
+    raised f by at most ``tol·|f|`` in all, or when
     its step has shrunk below round-off; one function call per iteration serves all starts
     still moving.
 
@@ -262,8 +263,9 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     accepted step's gain is at most ``tol·|f|``; it stops unconverged when no step length of
     ``max_backtracks`` was accepted (where the model misleads: a case for a more careful
     local solver). Every rule is invariant to the scale of f, and of x with its box; the
-    Hessians may be approximate (e.g. single precision): only ``fun``'s values decide. ``relative=True`` (coordinates that are
-    scales, as in :func:`ascend_box`): ε is 10⁻⁶ of the row's largest |coordinate| instead
+    Hessians may be approximate (e.g. single precision): only ``fun``'s values decide.
+    ``relative=True`` (coordinates that are scales, as in :func:`ascend_box`): ε is 10⁻⁶ of
+    the row's largest |coordinate| instead
     of the box's width, and the run is also invariant to a box it does not touch.
 
     Returns
