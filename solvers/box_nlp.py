@@ -168,9 +168,8 @@ def ascend_box(fun: Callable[[np.ndarray], tuple], starts: np.ndarray,
     scales of ARD kernels (signal and noise dimensions) differ by orders of magnitude. A
     start stops when ``window`` accepted steps in a row (default 5 for Barzilai–Borwein
     steps, which can gain little singly far from a maximum, 3 for diagonal Newton steps)
-    raised f by at most ``tol·|f|`` in all, or when
-    its step has shrunk below round-off; one function call per iteration serves all starts
-    still moving.
+    raised f by at most ``tol·|f|`` in all, or when its step has shrunk below round-off; one
+    function call per iteration serves all starts still moving.
 
     ``relative=True`` is for coordinates that are scales (kernel parameters: θ ≥ 0 in the
     units of the data, inside a box that is not their size, such as the default (0, 900) of
