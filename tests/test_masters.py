@@ -403,6 +403,36 @@ def test_newton_master_backtracks_only_to_what_its_stop_resolves(monkeypatch):
     assert rel(fast.objective, ref.objective) < REL
 
 
+def test_no_qcqp_fallback_past_the_deadline(monkeypatch):
+    """On the titanic instance (below) the Newton steps stall and the QCQP master answers;
+    when the deadline passes during those steps (a clock that stops at the deadline check
+    the stall comes after, counted on a first run), the stalled weights are returned with
+    status ``iteration_limit`` and the QCQP master is not started."""
+    import types
+    import sipkl.masters.hinge as hinge
+    data = np.load(Path(__file__).parent / "data" / "titanic_split1_ard.npz")
+    X, y, C = data["X"], data["y"], float(data["C"])
+    diff2 = (X[:, None, :] - X[None, :, :]) ** 2
+    grams = [np.exp(-diff2 @ theta) for theta in data["thetas"]]
+    calls = []
+    monkeypatch.setattr(hinge, "time", types.SimpleNamespace(
+        perf_counter=lambda: calls.append(None) or (0.0 if len(calls) <= budget else 2.0)))
+    budget = np.inf
+    master = HingeMKLNewton(y, C)
+    master.deadline = 1.0
+    answered = master.solve(grams, data["weights"])
+    assert answered.status.value == "optimal"
+    assert any("QCQP" in a.message for a in answered.attempts)
+    budget, calls[:] = len(calls) - 1, []  # the checks of the steps only: past at the last
+    monkeypatch.setattr(HingeMKLQCQP, "solve", lambda *a: pytest.fail("QCQP master started"))
+    master = HingeMKLNewton(y, C)
+    master.deadline = 1.0
+    stopped = master.solve(grams, data["weights"])
+    assert stopped.status.value == "iteration_limit"
+    assert "no QCQP fallback" in stopped.attempts[-1].message
+    assert stopped.objective >= answered.objective * (1 - 1e-9)
+
+
 def test_newton_master_bounds_libsvm_at_the_tightened_tolerance(monkeypatch):
     """titanic, split 1 of ``ikl_table1`` with C = 10, the third round of IKL over
     ``GaussianARD`` (``tests/data/titanic_split1_ard.npz``, as above). 150 training points,

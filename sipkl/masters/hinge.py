@@ -180,8 +180,9 @@ class HingeMKLNewton:
     next round of column generation) starts from its SVM (:meth:`_start_svm`). On lazy Gram
     matrices each SVM is solved on a working set (:func:`combined_svm`) grown from the
     support of the SVM before it. Past its ``deadline`` (set by the engine from its
-    ``time_limit``, see :class:`~sipkl.contracts.Master`) it takes no further step and returns
-    the current weights, status ``iteration_limit``.
+    ``time_limit``, see :class:`~sipkl.contracts.Master`) it takes no further step and does
+    not fall back to the QCQP master: it returns the current weights, status
+    ``iteration_limit``.
     """
 
     #: the ``time.perf_counter()`` instant after which no step is taken (None: no limit)
@@ -286,6 +287,11 @@ class HingeMKLNewton:
         self._last = None if svm_tol != self.svm_tol else (
             [K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm, K_free)
         if not stalled or len(y) > QCQP_FALLBACK_MAX_N:
+            return solution
+        if self.deadline is not None and time.perf_counter() >= self.deadline:
+            solution.status = Status.ITERATION_LIMIT  # no time left for the QCQP master
+            solution.attempts.append(Attempt("newton", solution.status, "time limit reached: "
+                                             "no QCQP fallback (gap not closed)"))
             return solution
         return self._qcqp_fallback(grams, solution)
 
