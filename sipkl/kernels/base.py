@@ -253,7 +253,7 @@ class PairExponential:
 
         ∂²price/∂θ_d²(θ_s) = Σ_ij w_ij E_ij,s δ_ij,d²  = ((E ∘ w)ᵀ (Δ ∘ Δ))_s,d,
 
-    cost a third product in the same pass. With
+    cost no product of their own: the gradient's takes ``[Δ, Δ ∘ Δ]`` in place of Δ. With
     ``dtype=np.float32`` the products and exponentials are single precision (about twice
     as fast; relative error ~10⁻⁷ per term) and the sums over blocks double precision.
     """

@@ -31,11 +31,11 @@ class IpoptOracle:
     the diagonals of its Hessians (``curvature_batch``: the Gaussian families, from the
     same products), else by spectral projected gradient. (2) The end points that are new
     columns are grouped into basins (1 % apart, see :meth:`_basins`), at most the round's
-    ``n_price``, and refined together in double
-    precision to the relative tolerance ``10⁻³·tol`` (at most ``max_iter // 2`` iterations):
-    by projected Newton steps (:func:`solvers.newton_box`, Hessians in ``search_dtype`` on
-    the free coordinates only) where the pricing problem has Hessians
-    (``hessian_batch``: the Gaussian families), else by projected gradient. (3) IPOPT, with
+    ``n_price``, and refined together in double precision to the relative tolerance
+    ``10⁻³·tol`` (at most ``max_iter // 2`` iterations): by projected Newton steps
+    (:func:`solvers.newton_box`, Hessians in ``search_dtype`` on the free coordinates only)
+    where the pricing problem has Hessians (``hessian_batch``: the Gaussian families), else
+    by projected gradient. (3) IPOPT, with
     analytic gradients and a limited-memory Hessian (same ``tol`` and ``max_iter``; the
     objective scaled by the pricing problem's ``value_scale`` when it states one), polishes
     the ``n_polish`` best that stage (2) did not bring to a Newton-converged point; SciPy's
