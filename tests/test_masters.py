@@ -403,6 +403,28 @@ def test_newton_master_backtracks_only_to_what_its_stop_resolves(monkeypatch):
     assert rel(fast.objective, ref.objective) < REL
 
 
+def test_newton_steps_stalled_at_a_small_gap_are_optimal_without_the_qcqp(monkeypatch):
+    """Asked for a gap of 10⁻¹⁰·|J|, beyond what libsvm resolves, the Newton steps stall
+    (the line search fails also at the tightened SVM tolerance) at a gap far below
+    STALLED_GAP_RTOL of the scale: the solve ends optimal, the stall recorded, without
+    starting the QCQP master, and its J is the QCQP master's (solved afterwards)."""
+    import sipkl.masters.hinge as hinge
+    X, y = breast_cancer_subsample()
+    d2 = cdist(X, X, "sqeuclidean") / X.shape[1]
+    grams = [np.exp(-s * d2) for s in (0.1, 0.3, 1.0, 3.0, 10.0)]
+    real_qcqp = HingeMKLQCQP.solve
+    monkeypatch.setattr(HingeMKLQCQP, "solve", lambda *a: pytest.fail("QCQP master started"))
+    sol = HingeMKLNewton(y, 10.0, gap_tol=1e-10).solve(grams)
+    assert sol.status.value == "optimal"
+    assert any("line search failed" in a.message for a in sol.attempts)
+    assert "no QCQP fallback" in sol.attempts[-1].message
+    scale = max(abs(sol.objective), abs(sol.threshold))
+    assert 1e-10 * scale < sol.gap <= hinge.STALLED_GAP_RTOL * scale
+    ref = real_qcqp(HingeMKLQCQP(y, 10.0), grams)
+    assert ref.status.value == "optimal"
+    assert rel(sol.objective, ref.objective) < REL
+
+
 def test_no_qcqp_fallback_past_the_deadline(monkeypatch):
     """On the titanic instance (below) the Newton steps stall and the QCQP master answers;
     when the deadline passes during those steps (a clock that stops at the deadline check
