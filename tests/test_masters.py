@@ -422,6 +422,8 @@ def test_newton_steps_stalled_at_a_small_gap_are_optimal_without_the_qcqp(monkey
     assert "no QCQP fallback" in sol.attempts[-1].message
     scale = max(abs(sol.objective), abs(sol.threshold))
     assert 1e-10 * scale < sol.gap <= hinge.STALLED_GAP_RTOL * scale
+    monkeypatch.setattr(hinge, "QCQP_FALLBACK_MAX_N", 10)  # above it, the same answer
+    assert HingeMKLNewton(y, 10.0, gap_tol=1e-10).solve(grams).status.value == "optimal"
     ref = real_qcqp(HingeMKLQCQP(y, 10.0), grams)
     assert ref.status.value == "optimal"
     assert rel(sol.objective, ref.objective) < REL

@@ -182,9 +182,9 @@ class HingeMKLNewton:
     of them ends the steps as one that does not descend). Stops when the MKL duality gap
     (see module doc) is at most ``gap_tol·max(1, |J|)``. With a single column the master is
     one SVM solve. Steps that stop short of that gap end the solve as optimal where the gap
-    is at most :data:`STALLED_GAP_RTOL` of max(|J|, λ) (recorded as an attempt), and hand
-    the columns to the QCQP master otherwise (:meth:`_qcqp_fallback`, recorded as an
-    attempt; up to :data:`QCQP_FALLBACK_MAX_N` samples). A solve that starts where the last
+    is at most :data:`STALLED_GAP_RTOL` of max(|J|, λ) (recorded as an attempt, at any n),
+    and hand the columns to the QCQP master otherwise (:meth:`_qcqp_fallback`, recorded as
+    an attempt; up to :data:`QCQP_FALLBACK_MAX_N` samples). A solve that starts where the last
     one ended (the next round of column generation) starts from its SVM (:meth:`_start_svm`).
     On lazy Gram matrices each SVM is solved on a working set (:func:`combined_svm`) grown
     from the support of the SVM before it. Past its ``deadline`` (set by the engine from its
@@ -294,7 +294,7 @@ class HingeMKLNewton:
         solution = _solution(grams, y, C, svm.alpha, svm.bias, d, status, attempts)
         self._last = None if svm_tol != self.svm_tol else (
             [K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm, K_free)
-        if not stalled or len(y) > QCQP_FALLBACK_MAX_N:
+        if not stalled:
             return solution
         scale = max(abs(solution.objective), abs(solution.threshold))
         if solution.gap <= STALLED_GAP_RTOL * scale:
@@ -302,6 +302,8 @@ class HingeMKLNewton:
             solution.attempts.append(Attempt("newton", Status.OPTIMAL, (
                 f"steps stalled at gap {solution.gap:.3g} ({solution.gap / scale:.2g} of the "
                 f"scale, at most {STALLED_GAP_RTOL:g}): no QCQP fallback")))
+            return solution
+        if len(y) > QCQP_FALLBACK_MAX_N:
             return solution
         if self.deadline is not None and time.perf_counter() >= self.deadline:
             solution.status = Status.ITERATION_LIMIT  # no time left for the QCQP master
