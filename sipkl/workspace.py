@@ -125,18 +125,16 @@ class KernelPricingProblem:
         """``H(thetas) -> (S, p, p)``, the Hessians of the prices at the rows of ``thetas``
         (computed in ``dtype``), or ``None`` where the family's batch pricer has none or a
         regularizer is subtracted."""
-        pricer = self._batch_pricer()
-        if not hasattr(pricer, "hessians") or self.regularizer is not None:
-            return None
-        return partial(pricer.hessians, dtype=dtype)
+        pricer = self._second_order_pricer()
+        return None if pricer is None else partial(pricer.hessians, dtype=dtype)
 
     def curvature_batch(self, dtype=np.float64):
         """``F(thetas) -> (values, gradients, curvatures)`` of the rows of ``thetas``, the
         curvatures being the diagonals of the Hessians (computed in ``dtype``, in the pass
         that computes the values), or ``None`` where the family's batch pricer has no
         Hessians or a regularizer is subtracted."""
-        pricer = self._batch_pricer()
-        if not hasattr(pricer, "hessians") or self.regularizer is not None:
+        pricer = self._second_order_pricer()
+        if pricer is None:
             return None
 
         def evaluate(thetas):
@@ -144,6 +142,12 @@ class KernelPricingProblem:
             self.n_evals += len(thetas)
             return pricer(thetas, True, dtype, curvature=True)
         return evaluate
+
+    def _second_order_pricer(self):
+        """The batch pricer where its second derivatives are the problem's: it has Hessians
+        and no regularizer is subtracted (r(θ) states none); else ``None``."""
+        pricer = self._batch_pricer()
+        return pricer if hasattr(pricer, "hessians") and self.regularizer is None else None
 
     def values(self, thetas) -> np.ndarray:
         thetas = np.asarray(thetas, float).reshape(len(thetas), -1)

@@ -240,7 +240,7 @@ class HingeMKLNewton:
             resolution = self.gap_tol * max(1.0, abs(J))
             if T.max() - d @ T <= resolution or len(grams) == 1:
                 break
-            if self.deadline is not None and time.perf_counter() >= self.deadline:
+            if self._past_deadline():
                 status = Status.ITERATION_LIMIT
                 attempts.append(Attempt("newton", status, "time limit reached (gap not closed)"))
                 break
@@ -305,12 +305,15 @@ class HingeMKLNewton:
             return solution
         if len(y) > QCQP_FALLBACK_MAX_N:
             return solution
-        if self.deadline is not None and time.perf_counter() >= self.deadline:
+        if self._past_deadline():
             solution.status = Status.ITERATION_LIMIT  # no time left for the QCQP master
             solution.attempts.append(Attempt("newton", solution.status, "time limit reached: "
                                              "no QCQP fallback (gap not closed)"))
             return solution
         return self._qcqp_fallback(grams, solution)
+
+    def _past_deadline(self) -> bool:
+        return self.deadline is not None and time.perf_counter() >= self.deadline
 
     def _qcqp_fallback(self, grams, stopped: MasterSolution) -> MasterSolution:
         """The reference QCQP master on the same columns, after Newton steps that stopped
