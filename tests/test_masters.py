@@ -405,12 +405,14 @@ def test_newton_master_backtracks_only_to_what_its_stop_resolves(monkeypatch):
 
 @pytest.mark.parametrize("units", [1.0, 1e3])
 def test_newton_steps_stalled_at_a_small_gap_are_optimal_without_the_qcqp(monkeypatch, units):
-    """Asked for a gap of 10⁻¹⁰·|J|, beyond what libsvm resolves, the Newton steps stall
-    (the line search fails also at the tightened SVM tolerance) at a gap far below
-    STALLED_GAP_RTOL of the scale: the solve ends optimal, the stall recorded, without
-    starting the QCQP master, and its J is the QCQP master's (solved afterwards); the same
-    with X in other units (·10³, the scales /10⁶)."""
+    """Asked for a gap of 10⁻¹⁰·|J|, beyond what libsvm resolves, the Newton steps on
+    libsvm's SVMs (the exact active-set solves turned off: with them J is exact and the
+    steps reach that gap) stall (the line search fails also at the tightened SVM
+    tolerance) at a gap far below STALLED_GAP_RTOL of the scale: the solve ends optimal,
+    the stall recorded, without starting the QCQP master, and its J is the QCQP master's
+    (solved afterwards); the same with X in other units (·10³, the scales /10⁶)."""
     import sipkl.masters.hinge as hinge
+    monkeypatch.setattr(hinge, "svm_on_active_set", lambda *args: None)
     X, y = breast_cancer_subsample()
     d2 = cdist(X * units, X * units, "sqeuclidean") / X.shape[1]
     grams = [np.exp(-s / units ** 2 * d2) for s in (0.1, 0.3, 1.0, 3.0, 10.0)]

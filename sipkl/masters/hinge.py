@@ -30,7 +30,8 @@ from scipy.optimize import OptimizeResult
 
 from ..contracts import MasterSolution
 from ..lazy_gram import LazyGram, combined_gram
-from ..solvers import Attempt, Status, minimize_simplex_qp, solve_cvxpy, solve_svm_dual
+from ..solvers import (Attempt, Status, minimize_simplex_qp, solve_cvxpy, solve_svm_dual,
+                       svm_on_active_set)
 from ..solvers.cvx import DEFAULT_SOLVERS
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
@@ -74,7 +75,13 @@ def _free(alpha, C) -> np.ndarray:
 def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1):
     """The SVM (libsvm, tolerance ``tol``, at most ``max_iter`` iterations) for
     K(d) = Σ d_m K_m, and K(d) on the free support vectors of that SVM (what
-    :meth:`HingeMKLNewton._hessian` reads); the n × n K(d) itself is not kept. On lazy Gram
+    :meth:`HingeMKLNewton._hessian` reads); the n × n K(d) itself is not kept. Given the SVM
+    ``start`` at nearby weights, its active sets are tried first
+    (:func:`~sipkl.solvers.svm_on_active_set`: a few linear solves, checked by libsvm's own
+    criterion), libsvm only where they do not settle; libsvm's α is then made exact on its
+    own sets the same way. So the SVM is the exact solution on the optimal sets whichever
+    way it was reached, and a run resumed from a checkpoint (its first SVM from libsvm)
+    repeats the run it resumes to the bit. On lazy Gram
     matrices above :data:`WORKING_SET_MIN_N` points the SVM is solved on a working set grown
     from the SVM ``start`` (its α; see :func:`~sipkl.masters.working_set.svm_on_working_set`:
     K(d) only on that set)."""
@@ -83,9 +90,20 @@ def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = 
         free = np.flatnonzero(_free(svm.alpha[index], C))
         return svm, K_S[np.ix_(free, free)]
     Kd = combined_gram(grams, d)
-    svm = solve_svm_dual(Kd, y, C, tol=tol, max_iter=max_iter)
+    svm = None if start is None else _on_active_sets(Kd, y, C, start, tol)
+    if svm is None:
+        svm = solve_svm_dual(Kd, y, C, tol=tol, max_iter=max_iter)
+        exact = _on_active_sets(Kd, y, C, svm.alpha, tol) if svm.status.usable else None
+        if exact is not None:
+            svm = replace(exact, attempts=svm.attempts + exact.attempts,
+                          iterations=svm.iterations)
     free = np.flatnonzero(_free(svm.alpha, C))
     return svm, Kd[np.ix_(free, free)]
+
+
+def _on_active_sets(K, y, C: float, alpha, tol: float):
+    """:func:`~sipkl.solvers.svm_on_active_set` from the sets of ``alpha`` (free, at C)."""
+    return svm_on_active_set(K, y, C, _free(alpha, C), alpha >= (1 - SV_RTOL) * C, tol)
 
 
 def _column_products(grams, w) -> np.ndarray:
@@ -165,7 +183,8 @@ def _bias(alpha, y, C, Kd):
 class HingeMKLNewton:
     """Fast master: minimize J(d) over the simplex by a projected Newton method.
 
-    J is evaluated by libsvm (``solve_svm_dual``). Its gradient is −T(α) and its Hessian,
+    J is evaluated by an SVM solve (:func:`combined_svm`: from the last SVM's active sets,
+    else libsvm). Its gradient is −T(α) and its Hessian,
     from differentiating the KKT system of the free support vectors F,
 
         [Q_FF  y_F] [∂α_F/∂d_k]     [g_k]

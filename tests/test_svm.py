@@ -1,0 +1,95 @@
+"""The SVM dual solved on the active set of a nearby solution, against libsvm."""
+import numpy as np
+import pytest
+
+from sipkl.solvers import solve_svm_dual, svm_on_active_set
+from boards import chessboard, gaussian
+
+THETAS = ([2, 2, 0, 0, 0], [0.5] * 5, [4, 0, 0, 0, 0])
+C, TOL, SV_RTOL = 10.0, 1e-6, 1e-6
+
+
+def violation(K, y, alpha, C):
+    """libsvm's stopping quantity m(α) − M(α) on all points, from the whole K."""
+    v = y - K @ (alpha * y)
+    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+    low = ((y < 0) & (alpha < C)) | ((y > 0) & (alpha > 0))
+    return v[up].max() - v[low].min()
+
+
+def sets(alpha, C):
+    """The masks (free, at C) of a libsvm solution."""
+    return (alpha > SV_RTOL * C) & (alpha < (1 - SV_RTOL) * C), alpha >= (1 - SV_RTOL) * C
+
+
+def combined(grams, d):
+    return sum(dm * K for dm, K in zip(d, grams))
+
+
+@pytest.fixture(scope="module")
+def board():
+    X, y = chessboard(300, seed=3)
+    return [gaussian(X, np.asarray(t, dtype=float)) for t in THETAS], y
+
+
+@pytest.mark.parametrize("d_new", [(0.48, 0.32, 0.2), (0.45, 0.35, 0.2), (0.5, 0.3, 0.2)])
+def test_active_set_svm_from_nearby_weights_is_the_svm(board, d_new):
+    """From the sets of the SVM at weights (0.5, 0.3, 0.2) to the SVM at nearby weights
+    (and at the same ones): libsvm's criterion holds on all points, and the dual value is
+    libsvm's at a tolerance 10⁴ times tighter."""
+    grams, y = board
+    start = solve_svm_dual(combined(grams, (0.5, 0.3, 0.2)), y, C, tol=TOL).alpha
+    K = combined(grams, d_new)
+    svm = svm_on_active_set(K, y, C, *sets(start, C), tol=TOL)
+    assert svm is not None and svm.status.value == "optimal"
+    assert violation(K, y, svm.alpha, C) <= TOL
+    assert abs(svm.alpha @ y) <= 1e-10 * svm.alpha.sum()
+    assert np.all((svm.alpha >= 0) & (svm.alpha <= C))
+    tight = solve_svm_dual(K, y, C, tol=1e-10)
+    assert svm.objective == pytest.approx(tight.objective, rel=1e-9)
+    w = svm.alpha * y
+    assert svm.objective == pytest.approx(svm.alpha.sum() - 0.5 * w @ K @ w, rel=1e-12)
+    # the decision values y_i f(x_i) are 1 on the free points (the bias is the SVM's)
+    free = sets(svm.alpha, C)[0]
+    np.testing.assert_allclose(y[free] * (K[free] @ w + svm.bias), 1.0, atol=1e-9)
+
+
+def test_active_set_steps_move_the_sets(board):
+    """Weights far enough apart that the sets differ (by 10 points): one solve on the old
+    sets is not the SVM (``max_rounds=1`` gives up), the active-set steps find the new
+    sets."""
+    grams, y = board
+    start = solve_svm_dual(combined(grams, (0.5, 0.3, 0.2)), y, C, tol=TOL).alpha
+    K = combined(grams, (0.45, 0.35, 0.2))
+    svm = svm_on_active_set(K, y, C, *sets(start, C), tol=TOL)
+    changed = np.sum(sets(svm.alpha, C)[0] != sets(start, C)[0])
+    assert changed > 0
+    assert svm_on_active_set(K, y, C, *sets(start, C), tol=TOL, max_rounds=1) is None
+
+
+def test_active_set_svm_gives_up_rather_than_answer_wrong(board):
+    """Sets far from the solution's (every point at 0 but two free ones) or a singular system
+    (two copies of every point, both labels on each pair): ``None``, or an answer that meets
+    the criterion — never a point that does not."""
+    grams, y = board
+    K = combined(grams, (0.5, 0.3, 0.2))
+    free = np.zeros(len(y), dtype=bool)
+    free[[np.argmax(y > 0), np.argmax(y < 0)]] = True
+    svm = svm_on_active_set(K, y, C, free, np.zeros(len(y), dtype=bool), tol=TOL)
+    assert svm is None or violation(K, y, svm.alpha, C) <= TOL
+    doubled = np.block([[K, K], [K, K]])
+    both = np.concatenate([y, -y])
+    start = np.full(len(both), C / 2)
+    assert svm_on_active_set(doubled, both, C, *sets(start, C), tol=TOL) is None
+
+
+def test_active_set_svm_is_the_same_in_other_units(board):
+    """K / 1000 with C · 1000 is the same problem with α · 1000: the same answer."""
+    grams, y = board
+    start = solve_svm_dual(combined(grams, (0.5, 0.3, 0.2)), y, C, tol=TOL).alpha
+    K = combined(grams, (0.45, 0.35, 0.2))
+    a = svm_on_active_set(K, y, C, *sets(start, C), tol=TOL)
+    b = svm_on_active_set(K / 1e3, y, C * 1e3, *sets(start * 1e3, C * 1e3), tol=TOL)
+    np.testing.assert_allclose(b.alpha, 1e3 * a.alpha, rtol=1e-8, atol=1e-10 * C)
+    assert b.objective == pytest.approx(1e3 * a.objective, rel=1e-10)
+    assert b.bias == pytest.approx(a.bias, rel=1e-8)
