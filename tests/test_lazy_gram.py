@@ -149,13 +149,21 @@ def test_ikl_run_with_a_global_oracle_is_the_same_without_cached_grams(monkeypat
 def test_ikl_run_with_ipopt_is_the_same_without_cached_grams(monkeypatch):
     """IPOPT multi-start: the same run to the engine's tolerance (tol = 1e-4 on prices).
     The masters differ by rounding (≈1e-7 relative in the objective); the columns, local
-    maximizers of flat prices, move with about the square root of that."""
+    maximizers of flat prices, move with about the square root of that. A weight below
+    10⁻³ of the largest is not determined by a master solved to a gap of 10⁻⁶·|J| (J is
+    flat along it: here one run keeps a column at 3·10⁻⁴ that the other prunes, at
+    objectives 1.5·10⁻⁷ apart), so the columns compared are the others."""
     X, y = chessboard(120, seed=2)
     cached, lazy, space = fit_lazy_and_cached(monkeypatch, X, y, family=GaussianIso())
     a, b = cached.result_, lazy.result_
-    assert a.status == b.status and a.nit == b.nit and len(a.columns) == len(b.columns) >= 2
-    np.testing.assert_allclose([c.theta for c in b.columns], [c.theta for c in a.columns],
-                               rtol=1e-2)
+    assert a.status == b.status and a.nit == b.nit
+
+    def weighty(result):
+        keep = result.weights >= 1e-3 * result.weights.max()
+        return [c.theta for c, k in zip(result.columns, keep) if k]
+
+    assert len(weighty(a)) == len(weighty(b)) >= 2
+    np.testing.assert_allclose(weighty(b), weighty(a), rtol=1e-2)
     np.testing.assert_allclose(b.history["objective"], a.history["objective"], rtol=1e-4)
     assert_lazy_structure(space)
 
