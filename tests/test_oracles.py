@@ -297,6 +297,34 @@ def test_diagonal_newton_ascent_on_badly_scaled_coordinates(units):
     np.testing.assert_allclose(other.x / units, res.x, rtol=1e-9, atol=1e-12)
 
 
+def test_diagonal_newton_ascent_stops_at_a_maximum_flat_to_round_off():
+    """A concave quadratic evaluated in single precision (as the oracle's first stage is),
+    |f| ≈ 10³: starts at its maximizer, where every step is rejected (f is flat to round-off),
+    stop at once on the model's gain of the whole step instead of shrinking their step ~20
+    times; starts elsewhere still stop within tol·|f| of the maximum (the gain of a Newton
+    step on a quadratic is twice what it leaves)."""
+    rng = np.random.default_rng(3)
+    p, tol = 5, 1e-5
+    center, curvature = rng.uniform(1, 2, p), np.logspace(-2, 2, p)
+    evaluated = []
+
+    def fun(X):
+        evaluated.append(len(X))
+        d = (X - center).astype(np.float32)
+        c = curvature.astype(np.float32)
+        values = np.float32(1e3) - 0.5 * (d * d * c).sum(1)
+        return (values.astype(float), (-d * c).astype(float), np.tile(-curvature, (len(X), 1)))
+
+    at_max = ascend_box(fun, np.tile(center, (3, 1)), np.zeros(p), np.full(p, 4.0), tol=tol,
+                        max_iter=30, relative=True)
+    assert at_max.converged.all() and at_max.nit == 1 and at_max.nfev == 3
+    starts = center + rng.uniform(-0.5, 0.5, (4, p))
+    res = ascend_box(fun, starts, np.zeros(p), np.full(p, 4.0), tol=tol, max_iter=30,
+                     relative=True)
+    assert res.converged.all() and res.nit < 30
+    assert np.all(1e3 - res.fun <= tol * 1e3)
+
+
 def test_newton_refinement_ends_where_ipopt_cannot_improve():
     """The oracle's Newton-refined columns are local maxima: IPOPT (a second solver) started
     at each returned θ gains less than 1e-7 relative."""
