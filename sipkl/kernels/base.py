@@ -348,10 +348,12 @@ class PairExponential:
             return self.deltas[start:stop]
         both = self.__dict__.setdefault("_with_squares", {})
         key = np.dtype(dtype).str
+        p = self.deltas.shape[1]
         if key not in both:
-            deltas = self.deltas.astype(dtype)
-            both[key] = np.hstack([deltas, np.square(deltas)])
-        return both[key][start:stop, :None if squares else self.deltas.shape[1]]
+            both[key] = np.empty((len(self.deltas), 2 * p), dtype=dtype)
+            both[key][:, :p] = self.deltas
+            np.square(both[key][:, :p], out=both[key][:, p:])
+        return both[key][start:stop, :None if squares else p]
 
     def _weights(self, dtype) -> np.ndarray:
         return self._in("weights", dtype)

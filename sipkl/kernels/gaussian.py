@@ -241,7 +241,9 @@ class GaussianARD(KernelFamily):
         if len(X) * (len(X) - 1) // 2 * X.shape[1] > _PAIR_ELEMENTS:
             return PointPairExponential(X, 2.0 * upper_triangle(W), np.trace(W))
         i, j = np.triu_indices(len(X), 1)
-        return PairExponential(np.square(X[i] - X[j]), 2.0 * W[i, j], np.trace(W))
+        deltas = np.take(X, i, axis=0)
+        deltas -= np.take(X, j, axis=0)
+        return PairExponential(np.square(deltas, out=deltas), 2.0 * W[i, j], np.trace(W))
 
     def support_pricer(self, X, W_rows):
         """:meth:`batch_pricer` with W taken in blocks of rows: no n_sv × n_sv matrix
