@@ -19,13 +19,12 @@ is exactly J(d) − (1ᵀα − λ), the MKL duality gap, recomputed here outsid
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import replace
 from typing import Sequence
 
 import cvxpy as cp
 import numpy as np
-from scipy.linalg import LinAlgError, solve
+from scipy.linalg import LinAlgError
 from scipy.optimize import OptimizeResult
 
 from ..contracts import MasterSolution
@@ -385,10 +384,8 @@ class HingeMKLNewton:
         kkt = np.block([[QFF, yF[:, None]], [yF[None, :], np.zeros((1, 1))]])
         rhs = np.vstack([G, np.zeros((1, G.shape[1]))])
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                Z = solve(kkt, rhs, assume_a="sym")
-        except (LinAlgError, ValueError):
+            Z = np.linalg.solve(kkt, rhs)
+        except LinAlgError:
             Z = None
         if Z is None or not np.all(np.isfinite(Z)):  # singular (repeated samples): LAPACK
             Z = np.linalg.lstsq(kkt, rhs, rcond=None)[0]  # may answer NaN, not an error
