@@ -332,6 +332,37 @@ def test_bench_says_how_many_cells_raised_and_exits_1(tmp_path, monkeypatch):
     assert run_bench(parser.parse_args(["broken", "--out", str(out)])) == 1
     assert "**1 of 2 cells raised an error**" in out.with_suffix(".md").read_text()
 
+def test_bench_methods_leaves_the_other_methods_out(tmp_path, monkeypatch):
+    ran = []
+
+    class TwoMethods:
+        def cells(self, version, n_splits=None, only=None):
+            return [Cell.make("two", version, "d", 0, m) for m in ("slow", "fast")]
+
+        def missing(self):
+            return []
+
+        def run(self, cell):
+            ran.append(cell.method)
+            return {"test_error": 0.5, "status": "ok"}
+
+        def render(self, rows, version):
+            return "### two"
+
+    monkeypatch.setitem(SUITES, "two", TwoMethods())
+    parser = add_bench_arguments(argparse.ArgumentParser())
+    out = tmp_path / "two.csv"
+    assert run_bench(parser.parse_args(["two", "--out", str(out), "--methods", "fast"])) == 0
+    assert ran == ["fast"] and [r["method"] for r in read_rows(out)] == ["fast"]
+    assert "--methods fast` (1 of 1 cells, a partial run" in out.with_suffix(".md").read_text()
+    with pytest.raises(SystemExit, match="--methods: fats not among the methods of two: "
+                                         "fast, slow"):
+        run_bench(parser.parse_args(["two", "--out", str(out), "--methods", "fast,fats"]))
+    with pytest.raises(SystemExit, match="single suite"):
+        run_bench(parser.parse_args(["all", "--methods", "fast"]))
+    assert ran == ["fast"]
+
+
 def test_ikl_table_rendering_has_paper_numbers():
     rows = [row("banana", "mkl_single", 1.0, 0, None, 0.105, k=1)]
     text = SUITES["ikl_table1"].render(rows, "full")

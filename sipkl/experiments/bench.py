@@ -12,7 +12,8 @@ from .suites import SUITES
 
 def add_bench_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Add the ``bench`` arguments: ``suite`` and ``--full``, ``--backend``, ``--scheduler``,
-    ``--n-jobs``, ``--out`` (plus ``--splits`` and ``--only`` for partial runs)."""
+    ``--n-jobs``, ``--out`` (plus ``--splits``, ``--only`` and ``--methods`` for partial
+    runs)."""
     parser.add_argument("suite", choices=sorted(SUITES) + ["all"],
                         help="which suite (all: every suite, one after the other)")
     parser.add_argument("--full", action="store_true",
@@ -31,6 +32,9 @@ def add_bench_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
                         help="number of splits instead of the version's (a partial run)")
     parser.add_argument("--only", default=None, metavar="NAMES",
                         help="comma-separated data sets / tasks to run (a partial run)")
+    parser.add_argument("--methods", default=None, metavar="NAMES",
+                        help="comma-separated methods to run, the others left out (a partial "
+                             "run)")
     return parser
 
 
@@ -55,6 +59,11 @@ def machine() -> str:
             f"scikit-learn {sklearn.__version__}, cyipopt-wheels {ipopt}")
 
 
+def _name_set(names: str | None) -> set[str] | None:
+    """``"a, b"`` → ``{"a", "b"}`` (None: no restriction)."""
+    return None if names is None else {s.strip() for s in names.split(",") if s.strip()}
+
+
 def run_bench(args: argparse.Namespace) -> int:
     """Run the suite(s) of ``args``, print and save the Markdown; return an exit status (1
     when a cell raised: the sweep goes on, the table says how many)."""
@@ -64,23 +73,34 @@ def run_bench(args: argparse.Namespace) -> int:
         raise SystemExit("--splits must be ≥ 1")
     version = "full" if args.full else "small"
     names = sorted(SUITES) if args.suite == "all" else [args.suite]
-    only = None if args.only is None else {s.strip() for s in args.only.split(",") if s.strip()}
+    only, methods = _name_set(args.only), _name_set(args.methods)
     if args.out is not None and len(names) > 1:
         raise SystemExit("--out names one file: give it with a single suite")
+    if methods is not None and len(names) > 1:
+        raise SystemExit("--methods names methods of one suite: give it with a single suite")
     status = 0
     for name in names:
         suite = SUITES[name]
         out = Path(args.out or Path("bench_results") / f"{name}-{version}.csv")
         cells = suite.cells(version, args.splits, only)
+        if methods is not None:
+            known = {c.method for c in cells}
+            if unknown := methods - known:
+                raise SystemExit(f"--methods: {', '.join(sorted(unknown))} not among the "
+                                 f"methods of {name}: {', '.join(sorted(known))}")
+            cells = [c for c in cells if c.method in methods]
         for reason in suite.missing():
             print(f"[{name}] not available offline here: {reason}")
         rows, computed = run_sweep(cells, out, args.backend, args.n_jobs, args.scheduler)
-        partial = len(rows) < len(cells) or args.splits is not None or only is not None
+        partial = (len(rows) < len(cells) or args.splits is not None or only is not None
+                   or methods is not None)
         text = suite.render(rows, version)
         text += (f"\n\nMachine: {machine()}.\nCommand: `sipkl bench {name}"
                  f"{' --full' if args.full else ''}"
                  f"{f' --splits {args.splits}' if args.splits else ''}"
-                 f"{f' --only {args.only}' if args.only else ''}` ({len(rows)} of {len(cells)} "
+                 f"{f' --only {args.only}' if args.only else ''}"
+                 f"{f' --methods {args.methods}' if args.methods else ''}` ({len(rows)} of "
+                 f"{len(cells)} "
                  f"cells{', a partial run' if partial else ''}; {computed} computed now).\n")
         failed = sum(str(r.get("status", "")).startswith("error:") for r in rows)
         if failed:
