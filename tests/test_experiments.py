@@ -311,46 +311,40 @@ def test_no_summary_where_the_validation_cells_raised():
     assert ("d", "m") not in summary and summary[("d", "one")].errors == [0.3]
 
 
+class FakeSuite:
+    """A suite of one data set and split whose cells are ``methods``, each run by ``run``."""
+
+    def __init__(self, name, methods, run):
+        self.name, self.methods, self.run = name, methods, run
+
+    def cells(self, version, n_splits=None, only=None):
+        return [Cell.make(self.name, version, "d", 0, m) for m in self.methods]
+
+    def missing(self):
+        return []
+
+    def render(self, rows, version):
+        return f"### {self.name}"
+
+
 def test_bench_says_how_many_cells_raised_and_exits_1(tmp_path, monkeypatch):
-    class Broken:
-        def cells(self, version, n_splits=None, only=None):
-            return [Cell.make("broken", version, "d", 0, m) for m in ("bad", "good")]
+    def run(cell):
+        if cell.method == "bad":
+            raise TypeError("a programming error")
+        return {"test_error": 0.5, "status": "ok"}
 
-        def missing(self):
-            return []
-
-        def run(self, cell):
-            if cell.method == "bad":
-                raise TypeError("a programming error")
-            return {"test_error": 0.5, "status": "ok"}
-
-        def render(self, rows, version):
-            return "### broken"
-
-    monkeypatch.setitem(SUITES, "broken", Broken())
+    monkeypatch.setitem(SUITES, "broken", FakeSuite("broken", ("bad", "good"), run))
     parser = add_bench_arguments(argparse.ArgumentParser())
     out = tmp_path / "broken.csv"
     assert run_bench(parser.parse_args(["broken", "--out", str(out)])) == 1
     assert "**1 of 2 cells raised an error**" in out.with_suffix(".md").read_text()
 
+
 def test_bench_methods_leaves_the_other_methods_out(tmp_path, monkeypatch):
     ran = []
-
-    class TwoMethods:
-        def cells(self, version, n_splits=None, only=None):
-            return [Cell.make("two", version, "d", 0, m) for m in ("slow", "fast")]
-
-        def missing(self):
-            return []
-
-        def run(self, cell):
-            ran.append(cell.method)
-            return {"test_error": 0.5, "status": "ok"}
-
-        def render(self, rows, version):
-            return "### two"
-
-    monkeypatch.setitem(SUITES, "two", TwoMethods())
+    monkeypatch.setitem(SUITES, "two", FakeSuite(
+        "two", ("slow", "fast"),
+        lambda cell: ran.append(cell.method) or {"test_error": 0.5, "status": "ok"}))
     parser = add_bench_arguments(argparse.ArgumentParser())
     out = tmp_path / "two.csv"
     assert run_bench(parser.parse_args(["two", "--out", str(out), "--methods", "fast"])) == 0

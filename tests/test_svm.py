@@ -3,18 +3,10 @@ import numpy as np
 import pytest
 
 from sipkl.solvers import solve_svm_dual, svm_on_active_set
-from boards import chessboard, gaussian
+from boards import chessboard, gaussian, violation
 
 THETAS = ([2, 2, 0, 0, 0], [0.5] * 5, [4, 0, 0, 0, 0])
 C, TOL, SV_RTOL = 10.0, 1e-6, 1e-6
-
-
-def violation(K, y, alpha, C):
-    """libsvm's stopping quantity m(α) − M(α) on all points, from the whole K."""
-    v = y - K @ (alpha * y)
-    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
-    low = ((y < 0) & (alpha < C)) | ((y > 0) & (alpha > 0))
-    return v[up].max() - v[low].min()
 
 
 def sets(alpha, C):

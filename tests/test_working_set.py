@@ -12,19 +12,11 @@ from sipkl.masters.lp_norm import HingeMKLLpNorm
 from sipkl.masters.working_set import first_working_set, svm_on_working_set
 from sipkl.solvers import solve_svm_dual
 from sipkl.workspace import Workspace
-from boards import chessboard, gaussian
+from boards import chessboard, gaussian, violation
 
 THETAS = ([2, 2, 0, 0, 0], [0.5] * 5, [4, 0, 0, 0, 0])
 D = np.array([0.5, 0.3, 0.2])
 C, TOL = 10.0, 1e-6
-
-
-def violation(K, y, alpha, C):
-    """libsvm's stopping quantity m(α) − M(α) on all points, from the whole K."""
-    v = y - K @ (alpha * y)
-    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
-    low = ((y < 0) & (alpha < C)) | ((y > 0) & (alpha > 0))
-    return v[up].max() - v[low].min()
 
 
 def float32_slack(K, alpha):
