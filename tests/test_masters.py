@@ -491,3 +491,28 @@ def test_newton_master_bounds_libsvm_at_the_tightened_tolerance(monkeypatch):
     ref = HingeMKLQCQP(y, C).solve(grams, data["weights"])
     assert fast.status.value == "optimal" and ref.status.value == "optimal"
     assert rel(fast.objective, ref.objective) < REL
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_newton_master_on_active_set_svms_is_the_libsvm_master(monkeypatch, seed):
+    """The Newton master's SVMs after the first come from the active sets of the SVM before
+    where they settle (libsvm answers the others: fewer libsvm calls); its J and weights are
+    those of the same master on libsvm's SVMs alone (the active-set solves turned off), to
+    libsvm's tolerance, and J is the QCQP master's."""
+    import sipkl.masters.hinge as hinge
+    grams, y = random_grams(seed)
+    calls = []
+    real = hinge.solve_svm_dual
+    monkeypatch.setattr(hinge, "solve_svm_dual", lambda *a, **k: calls.append(1) or real(
+        *a, **k))
+    fast = HingeMKLNewton(y, 10.0).solve(grams)
+    fast_calls = len(calls)
+    monkeypatch.setattr(hinge, "svm_on_active_set", lambda *args: None)
+    plain = HingeMKLNewton(y, 10.0).solve(grams)
+    assert fast.status.value == plain.status.value == "optimal"
+    assert fast_calls < len(calls) - fast_calls
+    assert any(a.solver == "active_set" for a in fast.attempts)
+    assert rel(fast.objective, plain.objective) < 1e-6
+    np.testing.assert_allclose(fast.weights, plain.weights, atol=1e-3)
+    ref = HingeMKLQCQP(y, 10.0).solve(grams)
+    assert rel(fast.objective, ref.objective) < REL
