@@ -9,8 +9,8 @@ from .box_nlp import ascend_box, maximize_box, newton_box
 from .cvx import solve_cvxpy
 from .dc import maximize_exp_sum
 from .simplex_qp import minimize_simplex_qp
-from .svm import SVMSolution, solve_svm_dual, svm_on_active_set
+from .svm import SVMSolution, solve_svm_dual, svm_on_active_set, violating_pair
 
 __all__ = ["Attempt", "SOLVER_FAILURES", "SolverError", "Status", "ascend_box", "maximize_box",
            "maximize_exp_sum", "minimize_simplex_qp", "newton_box", "solve_cvxpy", "SVMSolution",
-           "solve_svm_dual", "svm_on_active_set"]
+           "solve_svm_dual", "svm_on_active_set", "violating_pair"]

@@ -69,6 +69,19 @@ def solve_svm_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-6,
                        int(svc.n_iter_[0]))
 
 
+def violating_pair(v: np.ndarray, y: np.ndarray, alpha: np.ndarray, C: float):
+    """libsvm's stopping quantities (the maximal violating pair of Fan, Chen & Lin 2005): with
+    v = y − K(α∘y) (= −y∘∇ of the dual),
+
+        m(α) = max_{i ∈ I_up} v_i,   M(α) = min_{i ∈ I_low} v_i,
+
+    I_up = {α_i < C, y_i = 1} ∪ {α_i > 0, y_i = −1}, I_low = {α_i < C, y_i = −1} ∪
+    {α_i > 0, y_i = 1}; α is optimal to ε iff m(α) − M(α) ≤ ε. Returns ``(m, M)``."""
+    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
+    low = ((y < 0) & (alpha < C)) | ((y > 0) & (alpha > 0))
+    return v[up].max(), v[low].min()
+
+
 def svm_on_active_set(K: np.ndarray, y: np.ndarray, C: float, free: np.ndarray,
                       upper: np.ndarray, tol: float = 1e-6, max_rounds: int = ACTIVE_SET_ROUNDS):
     """The SVM dual for ``K`` by primal-dual active-set steps from the sets of a nearby
@@ -88,9 +101,7 @@ def svm_on_active_set(K: np.ndarray, y: np.ndarray, C: float, free: np.ndarray,
     that bound, a point at 0 with r_i < −tol/2 or at C with r_i > tol/2 becomes free; and the
     solve is repeated, at most ``max_rounds`` times, until the sets stay. The result is the
     SVM's when it is feasible (0 < α_F < C, Σ w_i = 0 to round-off) and libsvm's own stopping
-    rule holds at it on all points to ``tol`` (Fan, Chen & Lin 2005: with v = y − K w, max v
-    over I_up less min v over I_low at most ``tol``; see :mod:`sipkl.masters.working_set`),
-    which is checked: the answer meets what libsvm guarantees for its own, with the free α
+    rule holds at it on all points to ``tol`` (:func:`violating_pair`), which is checked: the answer meets what libsvm guarantees for its own, with the free α
     exact. ``None`` where it does not, where F is empty, where the system is singular or
     the sets still change after ``max_rounds`` solves: solve that SVM with
     :func:`solve_svm_dual`. Each round costs |F|³/3 + n² operations.
@@ -126,10 +137,8 @@ def svm_on_active_set(K: np.ndarray, y: np.ndarray, C: float, free: np.ndarray,
         free, upper = now_free, now_upper
     else:
         return None
-    v = y - Kw
-    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
-    low = ((y < 0) & (alpha < C)) | ((y > 0) & (alpha > 0))
-    if abs(w.sum()) > 1e-10 * np.abs(w).sum() or v[up].max() - v[low].min() > tol:
+    m, M = violating_pair(y - Kw, y, alpha, C)
+    if abs(w.sum()) > 1e-10 * np.abs(w).sum() or m - M > tol:
         return None
     attempt = Attempt("active_set", Status.OPTIMAL, "", time.perf_counter() - start)
     return SVMSolution(alpha, bias, float(alpha.sum() - 0.5 * w @ Kw), Status.OPTIMAL,

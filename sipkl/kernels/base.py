@@ -250,8 +250,8 @@ class PairExponential:
     so S parameters cost two (P × p × S) matrix products and P·S exponentials, done in
     blocks of pairs so that the temporary block of E stays bounded (stored as S × pairs:
     the product that follows the exponentials then has S rows, which OpenBLAS serves best
-    for S a multiple of 4, see :data:`GEMM_ROWS`). The diagonals of the
-    Hessians (``curvature=True``: the curvature along each coordinate),
+    for S a multiple of 4, see :data:`GEMM_ROWS`). The diagonals of the Hessians
+    (``curvature=True``: the curvature along each coordinate),
 
         ∂²price/∂θ_d²(θ_s) = Σ_ij w_ij E_ij,s δ_ij,d²  = ((E ∘ w)ᵀ (Δ ∘ Δ))_s,d,
 
@@ -336,7 +336,8 @@ class PairExponential:
         S, q = len(thetas), len(coords)
         hess = np.zeros((S * q, q))
         for delta, w, E in self._blocks(thetas, dtype, per_pair=q):
-            E = E[:S] * w
+            E = E[:S]  # the rows of the parameters (a view), weighted in place
+            E *= w
             part = delta[:, coords]
             hess += (E[:, None, :] * part.T[None, :, :]).reshape(S * q, len(delta)) @ part
         return hess.reshape(S, q, q)

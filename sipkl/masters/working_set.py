@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..lazy_gram import combined_gram, restrict
-from ..solvers import SVMSolution, solve_svm_dual
+from ..solvers import SVMSolution, solve_svm_dual, violating_pair
 
 #: points of each class in the first working set, when no start is given; also the fewest
 #: points that join a working set in one round
@@ -47,9 +47,7 @@ def _violators(positive, alpha, y, C: float, tol: float, index) -> np.ndarray:
     """The points off ``index`` that violate libsvm's criterion at α, K(d) = Σ d_m K_m over
     the ``positive`` pairs (K_m, d_m), the worst first."""
     v = y - sum(dm * (K @ (alpha * y)) for K, dm in positive)
-    up = ((y > 0) & (alpha < C)) | ((y < 0) & (alpha > 0))
-    low = ((y < 0) & (alpha < C)) | ((y > 0) & (alpha > 0))
-    m, M = v[up].max(), v[low].min()
+    m, M = violating_pair(v, y, alpha, C)
     outside = np.setdiff1d(np.arange(len(y)), index)
     excess = np.where(y[outside] > 0, v[outside] - M, m - v[outside])
     violating = excess > tol
