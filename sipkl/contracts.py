@@ -126,6 +126,11 @@ class PricingRound:
     (``|λ|`` replaced by the master's ``cut_scale`` when it states one; ``None``: the
     threshold λ). ``X`` is the data the families draw their grids and starting points from
     (the training points of kernel learning, ``None`` for a semi-infinite program).
+    ``any_violator``: the engine needs only whether some new column prices above the cut
+    (the master's objective stalled: the run stops after this round whatever the oracle
+    finds, and a violator decides only that the stop is ``objective_stalled`` rather than
+    ``converged_local``); an oracle may then answer with the first violators it finds
+    instead of the best columns, and must search as usual while it has found none.
     """
 
     problems: list[PricingProblem]
@@ -135,6 +140,7 @@ class PricingRound:
     n_price: int
     rng: np.random.Generator
     cut: Optional[float] = None
+    any_violator: bool = False
 
 
 @dataclass

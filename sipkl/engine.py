@@ -37,8 +37,10 @@ class CGResult(OptimizeResult):
 
     Attributes: ``status`` (why it stopped, a :class:`~sipkl.run_status.RunStatus`),
     ``message`` (what the status rests on, or what is missing), ``success``, ``objective``,
-    ``threshold`` (λ), ``best_price``, ``upper_bound`` (proven bound on the best price, when
-    the oracle is global), ``gap`` (master gap), ``columns``, ``weights``,
+    ``threshold`` (λ), ``best_price`` (of the last round; where the objective stalled, the
+    price of a violator the oracle was asked for, not necessarily the best, see
+    :attr:`~sipkl.contracts.PricingRound.any_violator`), ``upper_bound`` (proven bound on the
+    best price, when the oracle is global), ``gap`` (master gap), ``columns``, ``weights``,
     ``master`` (last :class:`MasterSolution`), ``nit``, ``history`` (dict of per-iteration
     lists: objective, threshold, best_price, gap, n_columns, master_time, pricing_time,
     time), ``attempts`` (every solver fallback, tagged with its iteration).
@@ -324,11 +326,14 @@ class ColumnGeneration:
 
     def _price(self, run: "_Run", space: ColumnSpace,
                sol: MasterSolution) -> Optional[OracleResult]:
-        """The oracle's answer to the round of ``sol``'s prices; ``None`` when it failed."""
+        """The oracle's answer to the round of ``sol``'s prices; ``None`` when it failed.
+        Where the objective stalled (the run stops after this round), the oracle is asked
+        only for a violator (:attr:`~sipkl.contracts.PricingRound.any_violator`)."""
         t0 = time.perf_counter()
+        stalled = self._stalled(sol, run.previous_objective) is not None
         pricing_round = PricingRound(space.pricing_problems(sol.price, self.regularizer),
                                      space.X, list(run.columns), sol.threshold, self.n_price,
-                                     run.rng, self.cut(sol))
+                                     run.rng, self.cut(sol), any_violator=stalled)
         run.pricing = self._guarded(run, RunStatus.ORACLE_FAILED, self.oracle,
                                     lambda: self.oracle.price(pricing_round),
                                     lambda p: p.status.usable)

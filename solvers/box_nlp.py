@@ -145,7 +145,9 @@ def _ipopt_options(negated, x0, lower, upper, tol, max_iter, value_scale=None,
 def ascend_box(fun: Callable[[np.ndarray], tuple], starts: np.ndarray,
                lower: np.ndarray, upper: np.ndarray, *, tol: float = 1e-5,
                max_iter: int = 100, window: Optional[int] = None,
-               relative: bool = False) -> OptimizeResult:
+               relative: bool = False,
+               stop: Optional[Callable[[np.ndarray, np.ndarray], bool]] = None
+               ) -> OptimizeResult:
     """Maximize ``fun`` over the box ``[lower, upper]`` from all rows of ``starts`` at once.
 
     ``fun(X) -> (values, gradients)`` evaluates the rows of ``X`` (S × p) in one call. Each
@@ -181,12 +183,16 @@ def ascend_box(fun: Callable[[np.ndarray], tuple], starts: np.ndarray,
     start's own largest |coordinate|, so that the run does not depend on a box it does not
     touch. Sized by the box, that step jumped from θ ~ 10⁻⁷ to the plateau K(θ) ≈ I.
 
+    ``stop(x, f) -> bool``, where given, sees all current points and their values after the
+    first evaluation and after each iteration; the ascent ends as soon as it returns
+    ``True`` (e.g. once some point reaches a target value).
+
     Returns
     -------
     OptimizeResult with ``x`` (one row per start, best first), ``fun`` (their values, each
     evaluated at its returned point), ``converged`` (per row: stopped by the rule above
-    rather than by ``max_iter``), ``order`` (per row: its start's row in ``starts``), ``nit``
-    and ``nfev`` (points evaluated in all).
+    rather than by ``max_iter`` or ``stop``), ``order`` (per row: its start's row in
+    ``starts``), ``nit`` and ``nfev`` (points evaluated in all).
     """
     lower = np.asarray(lower, dtype=float)
     upper = np.asarray(upper, dtype=float)
@@ -200,7 +206,8 @@ def ascend_box(fun: Callable[[np.ndarray], tuple], starts: np.ndarray,
     moving = np.ones(len(x), dtype=bool)
     f_ref, since = f.copy(), np.zeros(len(x), dtype=int)  # f `since` iterations ago
     nit = 0
-    while moving.any() and nit < max_iter:
+    stopped = stop is not None and stop(x, f)
+    while moving.any() and nit < max_iter and not stopped:
         nit += 1
         k = np.flatnonzero(moving)
         direction = g[k] if h is None else _diagonal_newton(g[k], h[k], 10.0 * _start_size(
@@ -234,6 +241,7 @@ def ascend_box(fun: Callable[[np.ndarray], tuple], starts: np.ndarray,
         ka = k[accept]
         x[ka], f[ka], g[ka] = trial[accept], ft[accept], gt[accept]
         moving[k[done]] = False
+        stopped = stop is not None and stop(x, f)
     order = np.argsort(f)[::-1]
     return OptimizeResult(x=x[order], fun=f[order], converged=~moving[order], nit=nit,
                           nfev=nfev, order=order)

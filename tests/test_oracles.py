@@ -145,6 +145,53 @@ def test_ipopt_oracle_when_every_search_ends_at_a_current_column():
     assert result.status.usable
 
 
+
+def _violator_round(cut, any_violator):
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, 3))
+    a = rng.normal(size=40)
+    W = PriceMatrix.rank_one(a - a.mean(), 1.0)
+    problems = [Workspace(X).pricing_problem(GaussianARD(), W)]
+    return X, W, PricingRound(problems, X, [], 0.0, 3, np.random.default_rng(0), cut=cut,
+                              any_violator=any_violator)
+
+
+def test_ipopt_oracle_asked_for_a_violator_answers_with_new_columns_above_the_cut():
+    """Asked only whether a column prices above the cut, the oracle answers with columns that
+    do (their prices those of the Gram matrices, in double precision) after fewer
+    evaluations than the whole search; with the cut above every price it finds, it answers
+    as the whole search does."""
+    X, W, full_round = _violator_round(None, False)
+    full = IpoptOracle().price(full_round)
+    best = full.scores[0]
+    for cut in (0.5 * best, 0.99 * best):
+        _, _, violator_round = _violator_round(cut, True)
+        found = IpoptOracle().price(violator_round)
+        assert len(found.columns) and np.all(found.scores > cut)
+        brute = [np.sum(W.dense() * GaussianARD().gram(c.theta, X)) for c in found.columns]
+        np.testing.assert_allclose(found.scores, brute, rtol=1e-10)
+        assert found.n_evals < full.n_evals
+    _, _, none_round = _violator_round(2.0 * best, True)
+    answer = IpoptOracle().price(none_round)
+    assert answer.columns == full.columns
+    np.testing.assert_array_equal(answer.scores, full.scores)
+
+
+def test_batched_ascent_ends_when_told():
+    """``stop`` ends the ascent at the first iteration where it holds: here once some start
+    passes a value that the starts reach only by climbing."""
+    X, W, price = _two_peaks()
+    problem = Workspace(X).pricing_problem(GaussianIso(), W)
+    starts = [[0.3], [2.0], [30.0], [300.0]]
+    whole = ascend_box(problem.values_and_grads, starts, [0.0], [900.0], tol=1e-12,
+                       max_iter=200)
+    target = 0.5 * (problem.values_and_grads(starts)[0].max() + whole.fun[0])
+    seen = []
+    stopped = ascend_box(problem.values_and_grads, starts, [0.0], [900.0], tol=1e-12,
+                         max_iter=200, stop=lambda x, f: seen.append(f.max()) or f.max() > target)
+    assert stopped.fun[0] > target and all(v <= target for v in seen[:-1])
+    assert stopped.nit == len(seen) - 1 < whole.nit and not stopped.converged.all()
+
 def _coupled_quadratic(scale_x, scale_f, p=5, seed=7):
     """f(x) = −½ (x − c)ᵀ A (x − c) with a dense positive definite A, x in units of
     ``scale_x`` and f in units of ``scale_f``; the box [0, scale_x]^p cuts off the maximizer c

@@ -1,5 +1,6 @@
 """A status is a promise: certificates need an optimal master and a proven pricing bound,
 failures are statuses only for solver errors, and every tolerance is scale-free."""
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -269,6 +270,49 @@ def test_objective_stalled_names_the_rule_that_fired(moons, kw, rule):
         GaussianIso(), X, first(GaussianIso(), X))
     assert res.status == "objective_stalled" and rule in res.message
 
+
+
+class _FlagRecorder:
+    """An IPOPT oracle that records each round's ``any_violator``, and with ``ignore`` prices
+    every round in full."""
+
+    def __init__(self, ignore=False):
+        self.oracle, self.ignore, self.flags = IpoptOracle(), ignore, []
+
+    def price(self, pricing_round):
+        self.flags.append(pricing_round.any_violator)
+        if self.ignore:
+            pricing_round = dataclasses.replace(pricing_round, any_violator=False)
+        return self.oracle.price(pricing_round)
+
+
+@pytest.mark.parametrize("C", [1.0, 100.0])
+def test_the_stalled_round_asks_only_for_a_violator(moons, C):
+    """The round whose objective stalled, and only that one, asks the oracle for a violator
+    alone; the run stops there with the status, objective and columns of a run whose oracle
+    searched that round in full."""
+    X, y = moons
+    runs = {}
+    for ignore in (False, True):
+        oracle = _FlagRecorder(ignore)
+        res = ColumnGeneration(HingeMKLNewton(y, C), oracle, obj_tol=1e-3,
+                               random_state=0).run(GaussianARD(), X, first(GaussianARD(), X))
+        runs[ignore] = res
+        assert oracle.flags == [False] * (len(oracle.flags) - 1) + [True]
+    fast, full = runs[False], runs[True]
+    assert fast.status == full.status == "objective_stalled"
+    assert fast.objective == full.objective and fast.columns == full.columns
+    assert fast.history["best_price"][:-1] == full.history["best_price"][:-1]
+    cut = ColumnGeneration(HingeMKLNewton(y, C), IpoptOracle()).cut(fast.master)
+    assert fast.history["best_price"][-1] > cut  # a violator, maybe not the best
+
+
+def test_no_stall_rule_no_violator_rounds(moons):
+    X, y = moons
+    oracle = _FlagRecorder()
+    ColumnGeneration(HingeMKLNewton(y, 10.0), oracle, obj_tol=0.0, max_iter=4,
+                     random_state=0).run(GaussianARD(), X, first(GaussianARD(), X))
+    assert oracle.flags == [False] * 4
 
 # -- 7. estimators warn when a fit ends without success ------------------------------------
 @pytest.mark.parametrize("estimator", [

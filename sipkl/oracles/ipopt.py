@@ -44,7 +44,10 @@ class IpoptOracle:
     evaluated in double precision at its returned θ. A kernel family's θ are scales in the
     data's units: all three stages size their steps by θ itself (``relative=True`` of the
     solvers), so that the search is the same in any units of the data with the family's
-    default box.
+    default box. Where the round asks only for a violator
+    (:attr:`~sipkl.contracts.PricingRound.any_violator`), the screened starts are priced in
+    double precision first, and those that are new columns above the cut are the answer;
+    the stages run only when there is none.
 
     Over an index set of a semi-infinite program (a family with a ``width``; its prices are
     double precision whatever ``search_dtype``) every current index point climbs with the
@@ -90,6 +93,11 @@ class IpoptOracle:
                 if len(own) and self.n_warm > 0:
                     starts = np.vstack([self._best(problem, own, self.n_warm,
                                                    self.search_dtype), starts])
+                if pricing_round.any_violator:
+                    found = self._first_violators(problem, starts, pricing_round,
+                                                  not index_set)
+                    if found is not None:
+                        return found
                 ascent = ascend_box(self._search_function(problem), starts, problem.lower,
                                     problem.upper, tol=self.tol,
                                     max_iter=self.max_iter // 2, relative=not index_set)
@@ -137,6 +145,34 @@ class IpoptOracle:
             else Status.SOLVER_ERROR
         return OracleResult(columns, scores, sum(p.n_evals for p in pricing_round.problems),
                             status=status, attempts=attempts)
+
+    def _first_violators(self, problem, starts, pricing_round,
+                         relative) -> OracleResult | None:
+        """Where only a violator is asked for (:attr:`PricingRound.any_violator`): stage (1)
+        from ``starts``, stopped as soon as a new column prices above the cut in
+        ``search_dtype``; the new columns among its points that price above the cut in
+        double precision (best first, at most ``n_price``), or ``None`` when there is none
+        and the whole search runs."""
+        cut = pricing_round.threshold if pricing_round.cut is None else pricing_round.cut
+
+        def violators(points, values):
+            above = values > cut
+            if not above.any():
+                return [], np.zeros(0)
+            columns, scores = best_distinct(
+                [(v, problem.column(x)) for v, x in zip(values[above], points[above])],
+                pricing_round.n_price, exclude=pricing_round.columns, rtol=1e-3,
+                cut=pricing_round.cut)
+            return columns, scores
+
+        ascent = ascend_box(self._search_function(problem), starts, problem.lower,
+                            problem.upper, tol=self.tol, max_iter=self.max_iter // 2,
+                            relative=relative, stop=lambda x, f: len(violators(x, f)[0]) > 0)
+        columns, scores = violators(ascent.x,
+                                    problem.values_and_grads(ascent.x, grad=False)[0])
+        if not len(columns):
+            return None
+        return OracleResult(columns, scores, sum(p.n_evals for p in pricing_round.problems))
 
     def _refine(self, problem, ends, relative):
         """Stage (2): the basins' end points refined in double precision (relative tolerance
