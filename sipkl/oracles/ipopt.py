@@ -131,9 +131,9 @@ class IpoptOracle:
                              if a.solver != self.method or not a.status.usable]
                 statuses += res.statuses
                 scored += [(v, problem.column(x)) for v, x in zip(res.fun, res.x)]
-            kept = points[~polish]
-            values = problem.values_and_grads(kept, grad=False)[0] if len(kept) else []
-            scored += [(v, problem.column(x)) for v, x in zip(values, kept)]
+            # stage (2) evaluated its points in double precision: their prices as they are
+            scored += [(v, problem.column(x)) for v, x in zip(refined.fun[ends][~polish],
+                                                               points[~polish])]
         # local maxima found from different starts agree only to the solver's tolerance
         # (an index point priced above the cut is new however close to a current one)
         columns, scores = best_distinct(scored, pricing_round.n_price,
