@@ -264,7 +264,8 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     with simple constraints", SIAM J. Control Optim. 20, 1982).
 
     ``fun(X, grad=True) -> (values, gradients)`` evaluates the rows of ``X`` in one call
-    (``grad=False``: values only, gradients ``None``; the step lengths are tried on values),
+    (``grad=False``: values only, gradients ``None``; the backtracked step lengths are tried
+    with their gradients, which an accepted step keeps, the longer ones on values),
     and ``hessians(X, coords) -> (S, q, q)`` their Hessians restricted to the coordinates
     ``coords`` (the union of the rows' free sets: often few, where many coordinates sit at a
     bound). At x with gradient g and Hessian H, the coordinates within ε = 10⁻⁶ of the box's
@@ -319,10 +320,10 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
             if not len(j):
                 break
             trial = np.clip(x_old[j] + a[j, None] * direction[j], lower, upper)
-            ft, _ = fun(trial, grad=False)
+            ft, gt = fun(trial)  # the gradient too: most first steps are accepted
             nfev += len(j)
             ok = ft >= f_old[j] + 1e-4 * np.einsum("ij,ij->i", g[k[j]], trial - x_old[j])
-            x[k[j[ok]]], f[k[j[ok]]] = trial[ok], ft[ok]
+            x[k[j[ok]]], f[k[j[ok]]], g[k[j[ok]]] = trial[ok], ft[ok], gt[ok]
             searching[j[ok]] = False
             a[j[~ok]] *= 0.25
         # the full step gained over 1.1 times the model's ½ gᵀd, as did the one before: f is
@@ -331,6 +332,7 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
         flatter = ~searching & (a == 1.0) & (f[k] - f_old > 0.55 * gain)
         grow = np.flatnonzero(flatter & underestimated[k])
         underestimated[k] = flatter
+        longer = np.zeros(len(k), dtype=bool)  # moved by a longer step: gradient not known
         for _ in range(max_backtracks):
             if not len(grow):
                 break
@@ -340,11 +342,11 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
             nfev += len(grow)
             better = (ft > f[k[grow]]) & np.any(trial != x[k[grow]], axis=1)
             x[k[grow[better]]], f[k[grow[better]]] = trial[better], ft[better]
+            longer[grow[better]] = True
             grow = grow[better]
-        stepped = k[~searching]
-        if len(stepped):
-            f[stepped], g[stepped] = fun(x[stepped])
-            nfev += len(stepped)
+        if longer.any():
+            f[k[longer]], g[k[longer]] = fun(x[k[longer]])
+            nfev += int(longer.sum())
         flat = ~searching & (f[k] - f_old <= tol * np.abs(f[k]))
         converged[k[flat]] = True
         moving[k[searching | flat]] = False
