@@ -111,9 +111,10 @@ def _column_products(grams, w) -> np.ndarray:
     return np.column_stack([K @ w for K in grams])
 
 
-def _solution(grams, y, C, alpha, bias, d, status, attempts) -> MasterSolution:
+def _solution(grams, y, C, alpha, bias, d, status, attempts, Kw=None) -> MasterSolution:
+    """The master's solution at α (``Kw``: the products K_m (α∘y), when already known)."""
     w = alpha * y
-    T = 0.5 * w @ _column_products(grams, w)  # T_m(α) = ½ wᵀ K_m w
+    T = 0.5 * w @ (_column_products(grams, w) if Kw is None else Kw)  # T_m(α) = ½ wᵀ K_m w
     lam = float(T.max())
     primal = float(alpha.sum() - d @ T)  # J(d) when α is optimal for K(d)
     return MasterSolution(weights=d, objective=primal, price=PriceMatrix.rank_one(w, 0.5),
@@ -251,8 +252,9 @@ class HingeMKLNewton:
         self._last = None  # its K(d) on the free SVs is K_free or no longer needed
         attempts = list(svm.attempts)
         status, stalled = svm.status, False  # stalled: no step descends, the gap open
+        Kw, Kw_of = None, None  # the products K_m (α∘y) and the SVM of that α
         for _ in range(self.max_steps):
-            Kw = _column_products(grams, svm.alpha * y)
+            Kw, Kw_of = _column_products(grams, svm.alpha * y), svm
             T = 0.5 * (svm.alpha * y) @ Kw
             J = svm.objective
             resolution = self.gap_tol * max(1.0, abs(J))
@@ -309,7 +311,8 @@ class HingeMKLNewton:
         else:
             status = Status.ITERATION_LIMIT
             attempts.append(Attempt("newton", status, f"max_steps={self.max_steps} reached"))
-        solution = _solution(grams, y, C, svm.alpha, svm.bias, d, status, attempts)
+        solution = _solution(grams, y, C, svm.alpha, svm.bias, d, status, attempts,
+                             Kw if Kw_of is svm else None)
         self._last = None if svm_tol != self.svm_tol else (
             [K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm, K_free)
         if not stalled:
