@@ -6,8 +6,8 @@ import pytest
 import sipkl.kernels.gaussian as gaussian
 from sipkl import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
                    KernelUnion, Laplacian, Polynomial, PriceMatrix, Precomputed)
-from sipkl.kernels.base import (PairExponential, PointPairExponential, squared_distances,
-                                upper_triangle)
+from sipkl.kernels.base import (PairExponential, PointExponential, PointPairExponential,
+                                squared_distances, upper_triangle)
 from sipkl.workspace import Workspace
 
 N, D = 15, 3
@@ -133,6 +133,28 @@ def test_ard_point_pairs_beyond_the_pair_bound(X, monkeypatch, chunk):
     single, single_grads = pricer(thetas, dtype=np.float32)
     np.testing.assert_allclose(single, expected, rtol=1e-5)
     np.testing.assert_allclose(single_grads, grads, rtol=1e-4, atol=1e-5 * np.abs(grads).max())
+
+
+@pytest.mark.parametrize("through_points", [True, False])
+def test_ard_prices_through_the_points(X, monkeypatch, through_points):
+    """Few scales at a time are priced through products of the points (the others through
+    the pairs): values, gradients and curvatures against the stored pairs, in data far from
+    the origin (the points are centred first) and in blocks of 2 rows."""
+    family, W = GaussianARD(), _symmetric(N)
+    Xf = X + 100.0
+    geom = family.geometry(Xf)
+    thetas = family.starting_points(Xf, 7, 3)
+    stored = family.batch_pricer(geom, W)
+    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 10)
+    monkeypatch.setattr(PointExponential, "POINT_THETAS", 7 if through_points else 6)
+    monkeypatch.setattr(PairExponential, "CHUNK_ELEMENTS", 2 * N)
+    pricer = family.batch_pricer(geom, W)
+    assert isinstance(pricer, PointExponential)
+    for got, want in zip(pricer(thetas, curvature=True), stored(thetas, curvature=True)):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-11 * np.abs(want).max())
+    single = pricer(thetas, dtype=np.float32, curvature=True)
+    for got, want in zip(single, stored(thetas, curvature=True)):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
 
 
 # -- Gram matrices -------------------------------------------------------------------------

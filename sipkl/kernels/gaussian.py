@@ -22,9 +22,9 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .base import (KernelFamily, OneParameterFamily, PairExponential, PointPairExponential,
-                   check_bounds, row_blocks, squared_distances, upper_from_row_blocks,
-                   upper_triangle)
+from .base import (KernelFamily, OneParameterFamily, PairExponential, PointExponential,
+                   PointPairExponential, check_bounds, row_blocks, squared_distances,
+                   upper_from_row_blocks, upper_triangle)
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
@@ -236,10 +236,11 @@ class GaussianARD(KernelFamily):
     def batch_pricer(self, geom, W):
         """All scales at once through the pairs i < j: δ_ij = ([x_i]_d − [x_j]_d)²_d (P × D),
         stored when that matrix has at most ``_PAIR_ELEMENTS`` entries, else formed in
-        blocks at each evaluation (:class:`PointPairExponential`)."""
+        blocks at each evaluation, few scales at a time through the points instead
+        (:class:`PointExponential`)."""
         X, _ = geom
         if len(X) * (len(X) - 1) // 2 * X.shape[1] > _PAIR_ELEMENTS:
-            return PointPairExponential(X, 2.0 * upper_triangle(W), np.trace(W))
+            return PointExponential(X, W)
         i, j = np.triu_indices(len(X), 1)
         deltas = np.take(X, i, axis=0)
         deltas -= np.take(X, j, axis=0)
