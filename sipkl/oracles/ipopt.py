@@ -45,9 +45,10 @@ class IpoptOracle:
     data's units: all three stages size their steps by θ itself (``relative=True`` of the
     solvers), so that the search is the same in any units of the data with the family's
     default box. Where the round asks only for a violator
-    (:attr:`~sipkl.contracts.PricingRound.any_violator`), the screened starts are priced in
-    double precision first, and those that are new columns above the cut are the answer;
-    the stages run only when there is none.
+    (:attr:`~sipkl.contracts.PricingRound.any_violator`), stage (1) stops as soon as one of
+    its points is a new column priced above the cut (in ``search_dtype``); those of its
+    points that are new columns above the cut in double precision are the answer, and the
+    whole search runs only when there is none.
 
     Over an index set of a semi-infinite program (a family with a ``width``; its prices are
     double precision whatever ``search_dtype``) every current index point climbs with the
