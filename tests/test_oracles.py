@@ -145,7 +145,6 @@ def test_ipopt_oracle_when_every_search_ends_at_a_current_column():
     assert result.status.usable
 
 
-
 def _violator_round(cut, any_violator):
     rng = np.random.default_rng(5)
     X = rng.normal(size=(40, 3))
@@ -191,6 +190,7 @@ def test_batched_ascent_ends_when_told():
                          max_iter=200, stop=lambda x, f: seen.append(f.max()) or f.max() > target)
     assert stopped.fun[0] > target and all(v <= target for v in seen[:-1])
     assert stopped.nit == len(seen) - 1 < whole.nit and not stopped.converged.all()
+
 
 def _coupled_quadratic(scale_x, scale_f, p=5, seed=7):
     """f(x) = −½ (x − c)ᵀ A (x − c) with a dense positive definite A, x in units of

@@ -271,7 +271,6 @@ def test_objective_stalled_names_the_rule_that_fired(moons, kw, rule):
     assert res.status == "objective_stalled" and rule in res.message
 
 
-
 class _FlagRecorder:
     """An IPOPT oracle that records each round's ``any_violator``, and with ``ignore`` prices
     every round in full."""
