@@ -157,6 +157,27 @@ def test_ard_prices_through_the_points(X, monkeypatch, through_points):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
 
 
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_ard_prices_through_the_points_where_k_is_the_identity(monkeypatch, seed):
+    """Scales far beyond those where K ≈ I, with a repeated point (K = 1 on that pair, 0 on
+    the others): in single precision the exponents' round-off (about ε·a_i) would make K of
+    the repeated pair anything in [0, 1] (the price 100 % off here); the prices are those
+    of the pairs."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(N, 20))
+    family, W = GaussianARD(), _symmetric(N + 1)
+    Xd = np.vstack([X, X[:1]])
+    geom = family.geometry(Xd)
+    thetas = 1e6 * rng.uniform(0.5, 2.0, (5, 20))
+    stored = family.batch_pricer(geom, W)
+    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 10)
+    pricer = family.batch_pricer(geom, W)
+    for dtype in (np.float32, np.float64):
+        got = pricer(thetas, dtype=dtype)[0]
+        np.testing.assert_allclose(got, stored(thetas)[0], rtol=1e-6)
+    np.testing.assert_allclose(stored(thetas)[0], np.trace(W) + 2 * W[0, N], rtol=1e-12)
+
+
 # -- Gram matrices -------------------------------------------------------------------------
 @pytest.mark.parametrize("family", CONTINUOUS)
 def test_gram_shapes_and_symmetry(family, X):

@@ -423,7 +423,11 @@ class PointExponential(PointPairExponential):
     x_j alone equal those in x_i alone by the symmetry of M). Rows of M are formed in blocks
     of about ``CHUNK_ELEMENTS`` (θ's × rows × m). X is centred per dimension first (the
     differences, hence the prices, do not change; the cancellations in a_i + a_j − 2 z_iᵀz_j
-    and in the sums above shrink). This costs m² D (2 or 3 with the derivatives) per θ
+    and in the sums above shrink). The exponents' round-off is about ε·a_i: where
+    8ε·max a_i exceeds :data:`POINT_EXPONENT_ERROR` (in single precision, scales far beyond
+    those where K ≈ I), the call is priced through the pairs, whose exponents −θ·δ_ij carry
+    a relative error only; the exponents are also clipped at 0 (exp of a round-off above
+    0 on the diagonal or between nearly equal points). This costs m² D (2 or 3 with the derivatives) per θ
     against P·D = m² D / 2 (3 with the derivatives) for the pairs, but forms nothing: it is
     used for at most :data:`POINT_THETAS` θ's at a time, the pairs beyond, where forming
     the squared differences is shared by many θ's (500 MNIST digits, D = 784, single
@@ -433,6 +437,9 @@ class PointExponential(PointPairExponential):
 
     #: at most this many θ's are priced through the points (see the class docstring)
     POINT_THETAS = 16
+    #: largest bound on the round-off of an exponent (so on the relative error of a kernel
+    #: value) that is priced through the points
+    POINT_EXPONENT_ERROR = 1e-4
 
     def __init__(self, X: np.ndarray, W: np.ndarray):
         X = X - X.mean(0)
@@ -454,6 +461,8 @@ class PointExponential(PointPairExponential):
         grads = np.zeros((S, p)) if grad else None
         curvatures = np.zeros((S, p)) if curvature else None
         a = X2 @ thetas.T.astype(X.dtype)  # m × S: a_i for every θ
+        if 8 * np.finfo(X.dtype).eps * a.max(initial=0.0) > self.POINT_EXPONENT_ERROR:
+            return super().__call__(thetas, grad, dtype, curvature)
         rows = max(1, min(m, self.CHUNK_ELEMENTS // m))
         group = max(1, self.CHUNK_ELEMENTS // (rows * m))
         for g in range(0, S, group):
@@ -466,6 +475,7 @@ class PointExponential(PointPairExponential):
                 E *= 2.0
                 E -= a[R, G].T[:, :, None]
                 E -= a[:, G].T[:, None, :]
+                np.minimum(E, 0.0, out=E)  # −‖z_i − z_j‖² ≤ 0, against round-off
                 np.exp(E, out=E)
                 E *= W0[None, R]
                 P = (E.reshape(-1, m) @ right).reshape(len(theta), -1, right.shape[1])
