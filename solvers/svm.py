@@ -101,10 +101,11 @@ def svm_on_active_set(K: np.ndarray, y: np.ndarray, C: float, free: np.ndarray,
     that bound, a point at 0 with r_i < −tol/2 or at C with r_i > tol/2 becomes free; and the
     solve is repeated, at most ``max_rounds`` times, until the sets stay. The result is the
     SVM's when it is feasible (0 < α_F < C, Σ w_i = 0 to round-off) and libsvm's own stopping
-    rule holds at it on all points to ``tol`` (:func:`violating_pair`), which is checked: the answer meets what libsvm guarantees for its own, with the free α
-    exact. ``None`` where it does not, where F is empty, where the system is singular or
-    the sets still change after ``max_rounds`` solves: solve that SVM with
-    :func:`solve_svm_dual`. Each round costs |F|³/3 + n² operations.
+    rule holds at it on all points to ``tol`` (:func:`violating_pair`), which is checked: the
+    answer meets what libsvm guarantees for its own, with the free α exact. ``None`` where it
+    does not, where F is empty, where the system is singular or the sets still change after
+    ``max_rounds`` solves: solve that SVM with :func:`solve_svm_dual`. Each round costs
+    |F|³/3 + n² operations.
     """
     start = time.perf_counter()
     free, upper = free.copy(), upper.copy()

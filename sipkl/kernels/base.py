@@ -427,12 +427,12 @@ class PointExponential(PointPairExponential):
     8ε·max a_i exceeds :data:`POINT_EXPONENT_ERROR` (in single precision, scales far beyond
     those where K ≈ I), the call is priced through the pairs, whose exponents −θ·δ_ij carry
     a relative error only; the exponents are also clipped at 0 (exp of a round-off above
-    0 on the diagonal or between nearly equal points). This costs m² D (2 or 3 with the derivatives) per θ
-    against P·D = m² D / 2 (3 with the derivatives) for the pairs, but forms nothing: it is
-    used for at most :data:`POINT_THETAS` θ's at a time, the pairs beyond, where forming
-    the squared differences is shared by many θ's (500 MNIST digits, D = 784, single
-    precision with curvatures: 4 θ's 199 → 71 ms, 24 θ's 340 → 355 ms; one θ in double
-    precision 136 → 27 ms). The Hessians on a few coordinates are those of the pairs
+    0 on the diagonal or between nearly equal points). This costs m² D (2 or 3 with the
+    derivatives) per θ against P·D = m² D / 2 (3 with the derivatives) for the pairs, but
+    forms nothing: it is used for at most :data:`POINT_THETAS` θ's at a time, the pairs
+    beyond, where forming the squared differences is shared by many θ's (500 MNIST digits,
+    D = 784, single precision with curvatures: 4 θ's 199 → 71 ms, 24 θ's 340 → 355 ms; one
+    θ in double precision 136 → 27 ms). The Hessians on a few coordinates are those of the pairs
     (:meth:`PointPairExponential.hessians`)."""
 
     #: at most this many θ's are priced through the points (see the class docstring)
@@ -455,14 +455,14 @@ class PointExponential(PointPairExponential):
         X, W0 = self._in("X", dtype), self._in("W0", dtype)
         m = len(X)
         X2 = X * X
+        a = X2 @ thetas.T.astype(X.dtype)  # m × S: a_i for every θ
+        if 8 * np.finfo(X.dtype).eps * a.max(initial=0.0) > self.POINT_EXPONENT_ERROR:
+            return super().__call__(thetas, grad, dtype, curvature)
         right = np.hstack([np.ones((m, 1), dtype=X.dtype)] + [X] * (grad or curvature)
                           + [X2] * curvature)
         values = np.full(S, self.trace)
         grads = np.zeros((S, p)) if grad else None
         curvatures = np.zeros((S, p)) if curvature else None
-        a = X2 @ thetas.T.astype(X.dtype)  # m × S: a_i for every θ
-        if 8 * np.finfo(X.dtype).eps * a.max(initial=0.0) > self.POINT_EXPONENT_ERROR:
-            return super().__call__(thetas, grad, dtype, curvature)
         rows = max(1, min(m, self.CHUNK_ELEMENTS // m))
         group = max(1, self.CHUNK_ELEMENTS // (rows * m))
         for g in range(0, S, group):
