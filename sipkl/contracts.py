@@ -97,8 +97,9 @@ class PricingProblem(Protocol):
     ``values_and_grads`` prices the rows of a 2-D array of θ's in one batch (``grad=False``:
     values only; ``dtype=np.float32`` for a search whose results are evaluated again),
     ``column(θ)`` makes the :class:`Column` of a θ; ``n_evals`` counts evaluations.
-    Optionally, ``hessian_batch(dtype)`` returns ``H(thetas) -> (S, p, p)``, the Hessians of
-    the rows (or ``None``): the IPOPT oracle then refines by projected Newton steps; and
+    Optionally, ``hessian_batch(dtype)`` returns ``H(thetas, coords=None) -> (S, q, q)``,
+    the Hessians of the rows on the coordinates ``coords`` (all by default), or ``None``:
+    the IPOPT oracle then refines by projected Newton steps; and
     ``curvature_batch(dtype)`` returns ``F(thetas) -> (values, gradients, curvatures)``, the
     curvatures being the diagonals of the Hessians (or ``None``): its first search then takes
     diagonal Newton steps.

@@ -89,7 +89,10 @@ class ColumnGeneration:
     random_state : int, Generator or None
         Seeds the oracle's random starts.
     regularizer : callable, optional
-        ``r(θ) -> (value, gradient)`` subtracted from every price (afkanpour eq. 4).
+        ``r(θ) -> (value, gradient)`` subtracted from every price (afkanpour eq. 4); with a
+        method ``hessian(θ) -> (p, p)`` the pricing problems keep their second derivatives
+        (the Newton steps of :class:`~sipkl.oracles.IpoptOracle`), as
+        :class:`~sipkl.masters.alignment.Shrinkage` does.
     checkpoint : path, optional
         After each iteration the engine state (columns, weights, history, random state) is
         written there atomically; ``run(..., resume=path)`` continues from it.

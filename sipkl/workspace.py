@@ -89,7 +89,9 @@ class KernelPricingProblem:
     This is what an oracle maximizes (the :class:`~sipkl.contracts.PricingProblem` of a
     kernel family). ``regularizer`` is an optional
     ``r(θ) -> (value, gradient)`` (e.g. the shrinkage λ‖σ − σ̄‖² of afkanpour eq. 4), subtracted
-    from every value. Kernel evaluations are counted in ``n_evals``.
+    from every value; where it also has ``hessian(θ) -> (p, p)``, its second derivatives
+    are subtracted from the family's (:meth:`hessian_batch`, :meth:`curvature_batch`), else
+    the problem states none. Kernel evaluations are counted in ``n_evals``.
     """
 
     def __init__(self, family: KernelFamily, geometry, W: np.ndarray, n_features: int,
@@ -122,17 +124,28 @@ class KernelPricingProblem:
         return self._regularized(thetas, *self._batch_pricer()(thetas, grad, dtype))
 
     def hessian_batch(self, dtype=np.float64):
-        """``H(thetas) -> (S, p, p)``, the Hessians of the prices at the rows of ``thetas``
-        (computed in ``dtype``), or ``None`` where the family's batch pricer has none or a
-        regularizer is subtracted."""
+        """``H(thetas, coords=None) -> (S, q, q)``, the Hessians of the prices at the rows of
+        ``thetas`` on the coordinates ``coords`` (computed in ``dtype``; less the
+        regularizer's), or ``None`` where the family's batch pricer or the regularizer has
+        none."""
         pricer = self._second_order_pricer()
-        return None if pricer is None else partial(pricer.hessians, dtype=dtype)
+        if pricer is None:
+            return None
+        if self.regularizer is None:
+            return partial(pricer.hessians, dtype=dtype)
+
+        def hessians(thetas, coords=None):
+            thetas = np.atleast_2d(np.asarray(thetas, float))
+            on = np.arange(thetas.shape[1]) if coords is None else np.asarray(coords)
+            return pricer.hessians(thetas, on, dtype=dtype) - np.array(
+                [self.regularizer.hessian(t)[np.ix_(on, on)] for t in thetas])
+        return hessians
 
     def curvature_batch(self, dtype=np.float64):
         """``F(thetas) -> (values, gradients, curvatures)`` of the rows of ``thetas``, the
         curvatures being the diagonals of the Hessians (computed in ``dtype``, in the pass
-        that computes the values), or ``None`` where the family's batch pricer has no
-        Hessians or a regularizer is subtracted."""
+        that computes the values; less the regularizer's), or ``None`` where the family's
+        batch pricer or the regularizer has no Hessians."""
         pricer = self._second_order_pricer()
         if pricer is None:
             return None
@@ -140,14 +153,20 @@ class KernelPricingProblem:
         def evaluate(thetas):
             thetas = np.atleast_2d(np.asarray(thetas, float))
             self.n_evals += len(thetas)
-            return pricer(thetas, True, dtype, curvature=True)
+            values, grads, curvatures = pricer(thetas, True, dtype, curvature=True)
+            values, grads = self._regularized(thetas, values, grads)
+            if self.regularizer is not None:
+                curvatures = curvatures - np.array(
+                    [np.diag(self.regularizer.hessian(t)) for t in thetas])
+            return values, grads, curvatures
         return evaluate
 
     def _second_order_pricer(self):
-        """The batch pricer where its second derivatives are the problem's: it has Hessians
-        and no regularizer is subtracted (r(θ) states none); else ``None``."""
+        """The batch pricer where the problem's second derivatives are known: it has
+        Hessians, and the regularizer, if any, has them too; else ``None``."""
         pricer = self._batch_pricer()
-        return pricer if hasattr(pricer, "hessians") and self.regularizer is None else None
+        stated = self.regularizer is None or hasattr(self.regularizer, "hessian")
+        return pricer if hasattr(pricer, "hessians") and stated else None
 
     def values(self, thetas) -> np.ndarray:
         thetas = np.asarray(thetas, float).reshape(len(thetas), -1)

@@ -287,6 +287,9 @@ def test_shrinkage_is_eq4_and_pulls_scales_together(moons):
     fd = [(Shrinkage(lam)(theta + h)[0] - Shrinkage(lam)(theta - h)[0]) / 2e-6
           for h in 1e-6 * np.eye(3)]
     np.testing.assert_allclose(grad, fd, rtol=1e-6)
+    fd = np.array([(Shrinkage(lam)(theta + h)[1] - Shrinkage(lam)(theta - h)[1]) / 2e-6
+                   for h in 1e-6 * np.eye(3)])
+    np.testing.assert_allclose(Shrinkage(lam).hessian(theta), fd, rtol=1e-6, atol=1e-9)
     X, y = moons
     X = np.c_[X, np.random.default_rng(0).normal(size=(len(X), 2))]
 

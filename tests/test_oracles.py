@@ -5,6 +5,7 @@ import pytest
 from sipkl import GaussianARD, GaussianIso, PriceMatrix, PricingRound
 from sipkl.oracles import GridOracle, IpoptOracle
 from sipkl.workspace import Workspace
+from sipkl.masters.alignment import Shrinkage
 from sipkl.solvers import ascend_box, maximize_box
 
 
@@ -269,13 +270,16 @@ def test_newton_box_follows_an_exponential_tail_to_the_box(relative):
     np.testing.assert_allclose(res.x[:, 2:], [[2.0, 5.0]] * 2, rtol=1e-8)
 
 
-def test_pair_hessians_equal_finite_differences_of_the_gradient():
+@pytest.mark.parametrize("shrinkage", [None, 0.7])
+def test_pair_hessians_equal_finite_differences_of_the_gradient(shrinkage):
     """The Hessians of PairExponential, on all and on a subset of coordinates, against central
-    differences of its own (independently tested) gradient."""
+    differences of its own (independently tested) gradient; with the shrinkage regularizer,
+    those of the regularized price."""
     rng = np.random.default_rng(5)
     X = rng.normal(size=(30, 4))
     W = PriceMatrix(factor=rng.normal(size=(30, 2)), signs=[1.0, -1.0])
-    problem = Workspace(X).pricing_problem(GaussianARD(), W)
+    regularizer = None if shrinkage is None else Shrinkage(shrinkage)
+    problem = Workspace(X).pricing_problem(GaussianARD(), W, regularizer=regularizer)
     thetas = rng.uniform(0.05, 1.0, (3, 4))
     hessians = problem.hessian_batch(np.float64)
     h = 1e-6
@@ -288,17 +292,21 @@ def test_pair_hessians_equal_finite_differences_of_the_gradient():
                                rtol=1e-6, atol=1e-8)
 
 
+@pytest.mark.parametrize("shrinkage", [None, 0.7])
 @pytest.mark.parametrize("pair_elements", [2 ** 24, 0], ids=["stored", "formed"])
-def test_pair_curvatures_equal_finite_differences_of_the_gradient(monkeypatch, pair_elements):
+def test_pair_curvatures_equal_finite_differences_of_the_gradient(monkeypatch, pair_elements,
+                                                                  shrinkage):
     """The curvatures (Hessian diagonals) of ``curvature_batch``, with Δ stored or formed
     block by block at each evaluation, against central differences of the gradient; its
-    values and gradients are those of ``values_and_grads``."""
+    values and gradients are those of ``values_and_grads``; with the shrinkage regularizer,
+    those of the regularized price."""
     import sipkl.kernels.gaussian
     monkeypatch.setattr(sipkl.kernels.gaussian, "_PAIR_ELEMENTS", pair_elements)
     rng = np.random.default_rng(6)
     X = rng.normal(size=(30, 4))
     W = PriceMatrix(factor=rng.normal(size=(30, 2)), signs=[1.0, -1.0])
-    problem = Workspace(X).pricing_problem(GaussianARD(), W)
+    regularizer = None if shrinkage is None else Shrinkage(shrinkage)
+    problem = Workspace(X).pricing_problem(GaussianARD(), W, regularizer=regularizer)
     thetas = rng.uniform(0.05, 1.0, (3, 4))
     values, grads, curvatures = problem.curvature_batch(np.float64)(thetas)
     reference = problem.values_and_grads(thetas)
@@ -311,7 +319,8 @@ def test_pair_curvatures_equal_finite_differences_of_the_gradient(monkeypatch, p
     np.testing.assert_allclose(curvatures, fd, rtol=1e-6, atol=1e-8)
     regularized = Workspace(X).pricing_problem(GaussianARD(), W,
                                                regularizer=lambda t: (0.0, np.zeros(4)))
-    assert regularized.curvature_batch() is None  # r(θ) states no curvature
+    assert regularized.curvature_batch() is None  # r(θ) states no second derivatives
+    assert regularized.hessian_batch() is None
 
 
 @pytest.mark.parametrize("units", [1e-3, 1e3])

@@ -284,7 +284,9 @@ class Shrinkage:
     switched-off dimension) is inside the box where σ = ∞, the price is smooth in s, and both
     penalties vanish exactly on isotropic candidates. λ is in price units (prices are at most
     ``‖K_c(θ)‖_F``) per squared unit of θ; one-parameter families are unaffected.
-    The gradient is ``2λ(θ − θ̄)`` (the θ̄ terms cancel since Σ(θ − θ̄) = 0).
+    The gradient is ``2λ(θ − θ̄)`` (the θ̄ terms cancel since Σ(θ − θ̄) = 0), the Hessian
+    the constant ``2λ(I − 11ᵀ/p)`` (:meth:`hessian`), which lets the searches of the
+    Gaussian families take their Newton steps with the regularizer too.
     """
 
     def __init__(self, lam: float):
@@ -295,6 +297,11 @@ class Shrinkage:
     def __call__(self, theta):
         dev = np.asarray(theta, dtype=float) - np.mean(theta)
         return self.lam * float(dev @ dev), 2.0 * self.lam * dev
+
+    def hessian(self, theta) -> np.ndarray:
+        """``∇²r(θ) = 2λ(I − 11ᵀ/p)``, p × p (the same at every θ)."""
+        p = np.size(theta)
+        return 2.0 * self.lam * (np.eye(p) - 1.0 / p)
 
 
 def _real(value) -> bool:
