@@ -7,7 +7,7 @@ import sipkl.kernels.gaussian as gaussian
 from sipkl import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
                    KernelUnion, Laplacian, Polynomial, PriceMatrix, Precomputed)
 from sipkl.kernels.base import (PairExponential, PointExponential, PointPairExponential,
-                                squared_distances, upper_triangle)
+                                VaryingCoordinates, squared_distances, upper_triangle)
 from sipkl.workspace import Workspace
 
 N, D = 15, 3
@@ -157,6 +157,34 @@ def test_ard_prices_through_the_points(X, monkeypatch, through_points):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
 
 
+@pytest.mark.parametrize("pair_elements", [2 ** 24, 10], ids=["stored", "points"])
+def test_ard_prices_over_the_varying_dimensions(monkeypatch, pair_elements):
+    """Dimensions constant on the points (0 and 3.5 here) are left out of the pricer's
+    products: values, gradients (0 along them), curvatures and Hessians on coordinates of
+    both kinds equal those of the pairs over all dimensions, through the batch pricer and
+    through the support pricer (blocks of W's rows)."""
+    rng = np.random.default_rng(4)
+    X = np.insert(rng.normal(size=(N, 4)), [1, 3], [0.0, 3.5], axis=1)  # columns 1 and 4
+    family, W = GaussianARD(), _symmetric(N)
+    i, j = np.triu_indices(N, 1)
+    everything = PairExponential.from_upper((X[i] - X[j]) ** 2, W)
+    thetas = rng.uniform(0.1, 1.0, (3, 6))
+    coords = np.array([0, 1, 4, 5])
+    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", pair_elements)
+    for pricer in (family.batch_pricer(family.geometry(X), W),
+                   family.support_pricer(X, lambda rows: W[rows])):
+        assert isinstance(pricer, VaryingCoordinates)
+        inner = pricer.pricer  # over the 4 varying dimensions
+        assert getattr(inner, "X", getattr(inner, "deltas", None)).shape[1] == 4
+        got, want = pricer(thetas, curvature=True), everything(thetas, curvature=True)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12 * np.abs(w).max())
+        assert np.all(got[1][:, [1, 4]] == 0) and np.all(got[2][:, [1, 4]] == 0)
+        np.testing.assert_allclose(pricer.hessians(thetas, coords),
+                                   everything.hessians(thetas, coords), rtol=1e-10,
+                                   atol=1e-12)
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_ard_prices_through_the_points_where_k_is_the_identity(monkeypatch, seed):
     """Scales far beyond those where K ≈ I, with a repeated point (K = 1 on that pair, 0 on
@@ -176,6 +204,35 @@ def test_ard_prices_through_the_points_where_k_is_the_identity(monkeypatch, seed
         got = pricer(thetas, dtype=dtype)[0]
         np.testing.assert_allclose(got, stored(thetas)[0], rtol=1e-6)
     np.testing.assert_allclose(stored(thetas)[0], np.trace(W) + 2 * W[0, N], rtol=1e-12)
+
+
+def test_ard_prices_each_scale_in_the_precision_it_needs(X, monkeypatch):
+    """In one single-precision call, the scales whose exponents' round-off is within the
+    bound are priced in single precision, those far beyond K ≈ I in double precision, all
+    through the points; θ's beyond even double precision's bound, through the pairs."""
+    family, W = GaussianARD(), _symmetric(N)
+    geom = family.geometry(X)
+    near = family.starting_points(X, 3, 3)
+    far = 1e6 * np.ones((2, D))
+    thetas = np.vstack([far[:1], near, far[1:]])
+    stored = family.batch_pricer(geom, W)
+    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 10)
+    pricer = family.batch_pricer(geom, W)
+    precisions, pairs = [], []
+    through_points, through_pairs = pricer._through_points, PointPairExponential.__call__
+    monkeypatch.setattr(pricer, "_through_points", lambda t, g, dtype, c: (
+        precisions.append((len(t), np.dtype(dtype))) or through_points(t, g, dtype, c)))
+    monkeypatch.setattr(PointPairExponential, "__call__", lambda self, t, *args: (
+        pairs.append(len(t)) or through_pairs(self, t, *args)))
+    values, grads, curvatures = pricer(thetas, dtype=np.float32, curvature=True)
+    assert sorted(precisions) == [(2, np.float64), (3, np.float32)] and not pairs
+    want = stored(thetas, curvature=True)
+    for got, expected in zip((values, grads, curvatures), want):
+        np.testing.assert_allclose(got[[0, 4]], expected[[0, 4]], rtol=1e-10)
+        np.testing.assert_allclose(got[1:4], expected[1:4], rtol=1e-4,
+                                   atol=1e-5 * np.abs(expected[1:4]).max())
+    pricer(1e12 * np.ones((1, D)), dtype=np.float32)
+    assert pairs == [1]
 
 
 # -- Gram matrices -------------------------------------------------------------------------

@@ -423,11 +423,12 @@ class PointExponential(PointPairExponential):
     x_j alone equal those in x_i alone by the symmetry of M). Rows of M are formed in blocks
     of about ``CHUNK_ELEMENTS`` (θ's × rows × m). X is centred per dimension first (the
     differences, hence the prices, do not change; the cancellations in a_i + a_j − 2 z_iᵀz_j
-    and in the sums above shrink). The exponents' round-off is about ε·a_i: where
-    8ε·max a_i exceeds :data:`POINT_EXPONENT_ERROR` (in single precision, scales far beyond
-    those where K ≈ I), the call is priced through the pairs, whose exponents −θ·δ_ij carry
-    a relative error only; the exponents are also clipped at 0 (exp of a round-off above
-    0 on the diagonal or between nearly equal points). This costs m² D (2 or 3 with the
+    and in the sums above shrink). The exponents' round-off is about ε·a_i: a θ whose
+    8ε·max a_i exceeds :data:`POINT_EXPONENT_ERROR` in single precision (scales far beyond
+    those where K ≈ I, which a search's starts reach) is priced in double precision, and
+    where even that bound exceeds it, through the pairs, whose exponents −θ·δ_ij carry a
+    relative error only; the exponents are also clipped at 0 (exp of a round-off above 0
+    on the diagonal or between nearly equal points). This costs m² D (2 or 3 with the
     derivatives) per θ against P·D = m² D / 2 (3 with the derivatives) for the pairs, but
     forms nothing: it is used for at most :data:`POINT_THETAS` θ's at a time, the pairs
     beyond, where forming the squared differences is shared by many θ's (500 MNIST digits,
@@ -444,6 +445,7 @@ class PointExponential(PointPairExponential):
     def __init__(self, X: np.ndarray, W: np.ndarray):
         X = X - X.mean(0)
         super().__init__(X, 2.0 * upper_triangle(W), np.trace(W))
+        self.X2 = X * X
         self.W0 = np.array(W, dtype=float)
         np.fill_diagonal(self.W0, 0.0)
 
@@ -452,12 +454,35 @@ class PointExponential(PointPairExponential):
         S, p = thetas.shape
         if S > self.POINT_THETAS:
             return super().__call__(thetas, grad, dtype, curvature)
-        X, W0 = self._in("X", dtype), self._in("W0", dtype)
-        m = len(X)
-        X2 = X * X
-        a = X2 @ thetas.T.astype(X.dtype)  # m × S: a_i for every θ
-        if 8 * np.finfo(X.dtype).eps * a.max(initial=0.0) > self.POINT_EXPONENT_ERROR:
+        # each θ in the first of dtype, double precision and the pairs where its round-off
+        # bound is within POINT_EXPONENT_ERROR
+        a_max = (self.X2 @ thetas.T).max(0, initial=0.0)
+        bounds = [8 * np.finfo(dt).eps * a_max for dt in (dtype, np.float64)]
+        way = np.where(bounds[0] <= self.POINT_EXPONENT_ERROR, 0,
+                       np.where(bounds[1] <= self.POINT_EXPONENT_ERROR, 1, 2))
+        if np.all(way == way[0]):
+            return self._one_way(thetas, grad, dtype, curvature, way[0])
+        out = [np.empty(S), np.empty((S, p)) if grad else None,
+               np.empty((S, p)) if curvature else None]
+        for k in np.unique(way):
+            rows = way == k
+            for array, part in zip(out, self._one_way(thetas[rows], grad, dtype, curvature, k)):
+                if array is not None:
+                    array[rows] = part
+        return tuple(out) if curvature else tuple(out[:2])
+
+    def _one_way(self, thetas, grad, dtype, curvature, way):
+        """:meth:`__call__` through the points in ``dtype`` (way 0) or in double precision
+        (1), or through the pairs (2)."""
+        if way == 2:
             return super().__call__(thetas, grad, dtype, curvature)
+        return self._through_points(thetas, grad, np.float64 if way == 1 else dtype, curvature)
+
+    def _through_points(self, thetas, grad, dtype, curvature):
+        S, p = thetas.shape
+        X, X2, W0 = self._in("X", dtype), self._in("X2", dtype), self._in("W0", dtype)
+        m = len(X)
+        a = X2 @ thetas.T.astype(X.dtype)  # m × S: a_i for every θ
         right = np.hstack([np.ones((m, 1), dtype=X.dtype)] + [X] * (grad or curvature)
                           + [X2] * curvature)
         values = np.full(S, self.trace)
@@ -491,6 +516,42 @@ class PointExponential(PointPairExponential):
                                       - 8.0 * np.einsum("rd,srd->sd", X2R * XR, MX)
                                       + 6.0 * np.einsum("rd,srd->sd", X2R, P[:, :, p + 1:]))
         return (values, grads, curvatures) if curvature else (values, grads)
+
+
+class VaryingCoordinates:
+    """A pricer of θ's (the rows of a batch) that sees only the coordinates ``keep``: those
+    of the dimensions that vary over the points. A scale of a dimension that is constant
+    over the points multiplies δ_ij,d = 0 in every pair, so it changes no kernel value, and
+    its gradient, curvature and row and column of the Hessian are exactly 0 (MNIST digits:
+    a third of the 784 pixels are 0 on every training digit, and the pricer's products are
+    over the other two thirds). ``pricer`` prices θ[:, keep]."""
+
+    def __init__(self, pricer, keep: np.ndarray):
+        self.pricer, self.keep = pricer, np.asarray(keep, dtype=bool)
+        self._position = np.cumsum(self.keep) - 1  # of a kept coordinate, in the pricer's θ
+
+    def __call__(self, thetas, grad: bool = True, dtype=np.float64, curvature: bool = False):
+        thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
+        out = self.pricer(thetas[:, self.keep], grad, dtype, curvature)
+        return (out[0],) + tuple(None if part is None else self._full(part, thetas.shape)
+                                 for part in out[1:])
+
+    def _full(self, part, shape):
+        full = np.zeros(shape)
+        full[:, self.keep] = part
+        return full
+
+    def hessians(self, thetas, coords=None, dtype=np.float64) -> np.ndarray:
+        """The pricer's Hessians on the kept ones of ``coords`` (all by default), 0 on the
+        others (S × q × q)."""
+        thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
+        coords = np.arange(thetas.shape[1]) if coords is None else np.asarray(coords)
+        kept = self.keep[coords]
+        hess = np.zeros((len(thetas), len(coords), len(coords)))
+        if kept.any():
+            hess[np.ix_(np.arange(len(thetas)), kept, kept)] = self.pricer.hessians(
+                thetas[:, self.keep], self._position[coords[kept]], dtype)
+        return hess
 
 
 #: :class:`PairExponential` computes E for a multiple of this many parameters: OpenBLAS's

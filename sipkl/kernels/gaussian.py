@@ -23,8 +23,8 @@ from collections import OrderedDict
 import numpy as np
 
 from .base import (KernelFamily, OneParameterFamily, PairExponential, PointExponential,
-                   PointPairExponential, check_bounds, row_blocks, squared_distances,
-                   upper_from_row_blocks, upper_triangle)
+                   PointPairExponential, VaryingCoordinates, check_bounds, row_blocks,
+                   squared_distances, upper_from_row_blocks, upper_triangle)
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
@@ -181,6 +181,13 @@ class GaussianSeparate(KernelFamily):
         return [GaussianIso(self.bounds, features=(d,)) for d in range(n_features)]
 
 
+def _on_varying(X, make):
+    """``make(X)``, the pricer of the points X, or where some dimensions are constant on
+    them, ``make`` of the others wrapped in :class:`VaryingCoordinates`."""
+    keep = np.ptp(X, axis=0) > 0
+    return make(X) if keep.all() else VaryingCoordinates(make(X[:, keep]), keep)
+
+
 class GaussianARD(KernelFamily):
     """Gaussian with one scale per dimension, ``exp(−Σ_d s_d ([x]_d − [x′]_d)²)`` (eq. 13).
 
@@ -237,8 +244,13 @@ class GaussianARD(KernelFamily):
         """All scales at once through the pairs i < j: δ_ij = ([x_i]_d − [x_j]_d)²_d (P × D),
         stored when that matrix has at most ``_PAIR_ELEMENTS`` entries, else formed in
         blocks at each evaluation, few scales at a time through the points instead
-        (:class:`PointExponential`)."""
+        (:class:`PointExponential`); over the dimensions that vary on the points only
+        (:class:`VaryingCoordinates`)."""
         X, _ = geom
+        return _on_varying(X, lambda X: self._pair_pricer(X, W))
+
+    @staticmethod
+    def _pair_pricer(X, W):
         if len(X) * (len(X) - 1) // 2 * X.shape[1] > _PAIR_ELEMENTS:
             return PointExponential(X, W)
         i, j = np.triu_indices(len(X), 1)
@@ -256,7 +268,7 @@ class GaussianARD(KernelFamily):
         (weights,), trace = upper_from_row_blocks(
             m, ((rows, W_rows(rows)) for rows in row_blocks(m, m)), 1)
         weights *= 2.0
-        return PointPairExponential(Xs, weights, trace)
+        return _on_varying(Xs, lambda X: PointPairExponential(X, weights, trace))
 
     def starting_points(self, X, n, random_state=None):
         """Isotropic scales first (the spread of :class:`GaussianIso`), then random sparse
