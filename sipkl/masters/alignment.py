@@ -293,15 +293,22 @@ class Shrinkage:
         if not (_real(lam) and lam >= 0):
             raise ValueError(f"shrinkage must be a non-negative finite number, got {lam!r}")
         self.lam = float(lam)
+        self._hessian = None
 
     def __call__(self, theta):
         dev = np.asarray(theta, dtype=float) - np.mean(theta)
         return self.lam * float(dev @ dev), 2.0 * self.lam * dev
 
     def hessian(self, theta) -> np.ndarray:
-        """``∇²r(θ) = 2λ(I − 11ᵀ/p)``, p × p (the same at every θ)."""
+        """``∇²r(θ) = 2λ(I − 11ᵀ/p)``, p × p: the same at every θ, so made once per p and
+        returned read-only."""
         p = np.size(theta)
-        return 2.0 * self.lam * (np.eye(p) - 1.0 / p)
+        cached = self._hessian
+        if cached is None or len(cached) != p:
+            cached = 2.0 * self.lam * (np.eye(p) - 1.0 / p)
+            cached.setflags(write=False)
+            self._hessian = cached
+        return cached
 
 
 def _real(value) -> bool:
