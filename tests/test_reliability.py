@@ -5,6 +5,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -131,6 +132,33 @@ def test_ipopt_raising_inside_a_callback_falls_back_to_lbfgsb():
     solvers = [(a.solver, a.status) for a in res.attempts]
     assert solvers[0] == ("ipopt", Status.SOLVER_ERROR) and solvers[1][0] == "lbfgsb"
     np.testing.assert_allclose(res.x[0], [0.3], atol=1e-6)
+
+
+@pytest.mark.parametrize("units", [1.0, 1e-6])
+def test_a_solver_ending_below_a_point_it_evaluated_returns_that_point(monkeypatch, units):
+    """A solver that reports success at a point worse than one it evaluated (as IPOPT's
+    barrier can, from a start near a bound): the better point is returned, with its value;
+    an end within ``tol`` of it is kept (in any units of the function)."""
+    def fun(x):
+        return units * -float((x[0] - 0.3) ** 2), units * np.array([-2 * (x[0] - 0.3)])
+
+    end = {}
+
+    def downhill(negated, x0, **kwargs):  # evaluates the start, then ends at end["x"]
+        negated(np.array([0.31]))
+        x = np.array([end["x"]])
+        return SimpleNamespace(x=x, fun=negated(x)[0], status=0,
+                               message="Optimal Solution Found.")
+
+    monkeypatch.setattr(box_nlp, "_minimize_ipopt", downhill)
+    monkeypatch.setattr(box_nlp, "ipopt_available", True)
+    end["x"] = 0.9  # f = −0.36 against −10⁻⁴ at the start
+    res = maximize_box(fun, [[0.31]], [0.0], [1.0], method="ipopt", tol=1e-5)
+    assert res.x[0] == pytest.approx([0.31]) and res.fun[0] == fun(np.array([0.31]))[0]
+    assert res.status is Status.OPTIMAL
+    end["x"] = 0.311  # f = −1.21·10⁻⁴: 0.21 (relative) below the start
+    assert maximize_box(fun, [[0.31]], [0.0], [1.0], tol=1e-5).x[0] == pytest.approx([0.31])
+    assert maximize_box(fun, [[0.31]], [0.0], [1.0], tol=0.5).x[0] == pytest.approx([0.311])
 
 
 def test_missing_ipopt_is_recorded(monkeypatch):
