@@ -185,6 +185,18 @@ def test_ard_prices_over_the_varying_dimensions(monkeypatch, pair_elements):
                                    atol=1e-12)
 
 
+def test_ard_prices_points_that_are_all_equal(monkeypatch):
+    """No dimension varies: K = 11ᵀ at every θ, price 1ᵀW1, gradient 0 (any pricer)."""
+    X, W = np.ones((N, 3)), _symmetric(N)
+    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 0)
+    family, thetas = GaussianARD(), np.full((2, 3), 0.5)
+    for pricer in (family.batch_pricer(family.geometry(X), W),
+                   family.support_pricer(X, lambda rows: W[rows])):
+        values, grads = pricer(thetas)
+        np.testing.assert_allclose(values, W.sum(), rtol=1e-12)
+        assert np.all(grads == 0)
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_ard_prices_through_the_points_where_k_is_the_identity(monkeypatch, seed):
     """Scales far beyond those where K ≈ I, with a repeated point (K = 1 on that pair, 0 on

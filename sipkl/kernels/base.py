@@ -396,7 +396,7 @@ class PointPairExponential(PairExponential):
     def _pairs_per_block(self, per_pair: int) -> int:
         # the block of [Δ, Δ ∘ Δ] (2D per pair) is formed too: within CHUNK_ELEMENTS as well
         return max(1, min(super()._pairs_per_block(per_pair),
-                          self.CHUNK_ELEMENTS // (2 * self.X.shape[1])))
+                          self.CHUNK_ELEMENTS // max(1, 2 * self.X.shape[1])))
 
     def _deltas(self, start: int, stop: int, dtype, squares: bool = False) -> np.ndarray:
         pairs = np.arange(start, stop)
