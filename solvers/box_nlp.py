@@ -107,7 +107,7 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
             message = str(res.message)
         attempts.append(Attempt(solver, status, message, time.perf_counter() - t0))
         x, value = np.clip(np.asarray(res.x, dtype=float), lower, upper), -float(res.fun)
-        if best.get("fun", -np.inf) - value > tol * abs(best["fun"]):
+        if best and best["fun"] - value > tol * abs(best["fun"]):
             x, value = best["x"], best["fun"]
         xs.append(x)
         values.append(value)
