@@ -59,8 +59,10 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
     (their values), ``statuses``, ``nfev`` (function evaluations in all), ``attempts``
     (one per start, naming the back-end that produced it) and ``status`` (the best start's).
     Where a solver ends more than ``tol`` (relative) below a point it evaluated, that
-    point is returned instead: IPOPT's barrier can lead it downhill from a start near a
-    bound (the scales of raw MNIST pixels sit near 0: from a price of 191 to one of 0).
+    point is returned instead, with status ``optimal_inaccurate`` where the solver's was
+    ``optimal`` (its optimality conditions held where it ended, not there): IPOPT's barrier
+    can lead it downhill from a start near a bound (the scales of raw MNIST pixels sit near
+    0: from a price of 191 to one of 0).
     """
     if method not in ("ipopt", "lbfgsb"):
         raise ValueError(f"method must be 'ipopt' or 'lbfgsb', got {method!r}")
@@ -105,10 +107,15 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
             solver = "lbfgsb"
             status = Status.OPTIMAL if res.success else Status.ITERATION_LIMIT
             message = str(res.message)
-        attempts.append(Attempt(solver, status, message, time.perf_counter() - t0))
         x, value = np.clip(np.asarray(res.x, dtype=float), lower, upper), -float(res.fun)
         if best and best["fun"] - value > tol * abs(best["fun"]):
+            # the solver's optimality conditions were met where it ended, not at this point
+            message += (f"; ended at {value:.6g}, below the {best['fun']:.6g} of a point it "
+                        "evaluated: that point is returned")
             x, value = best["x"], best["fun"]
+            if status is Status.OPTIMAL:
+                status = Status.OPTIMAL_INACCURATE
+        attempts.append(Attempt(solver, status, message, time.perf_counter() - t0))
         xs.append(x)
         values.append(value)
         statuses.append(status)
