@@ -260,6 +260,20 @@ def test_gram_shapes_and_symmetry(family, X):
     np.testing.assert_allclose(family.gram(theta, X, Y), stacked[:N, N:], rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("family", [GaussianIso(), GaussianARD()])
+@pytest.mark.parametrize("units", [1.0, 1000.0])
+def test_gaussian_gram_has_a_unit_diagonal(family, X, units):
+    """k(x, x) = exp(0) = 1 exactly, in any units (X·1000 with the scales / 10⁶), and every
+    entry is exp(−Σ_d s_d (x_id − x_jd)²) from the differences themselves."""
+    theta = _theta(family, X) / units ** 2
+    X = X * units
+    K = family.gram(theta, X)
+    assert np.all(np.diag(K) == 1.0)
+    scales = np.broadcast_to(theta, (D,))  # one scale for all dimensions, or one each
+    squared = (X[:, None, :] - X[None, :, :]) ** 2
+    np.testing.assert_allclose(K, np.exp(-squared @ scales), rtol=1e-12)
+
+
 @pytest.mark.parametrize("family", PSD)
 def test_gram_psd(family, X):
     eig = np.linalg.eigvalsh(family.gram(_theta(family, X), X))

@@ -217,7 +217,8 @@ class GaussianARD(KernelFamily):
     def gram_from(self, geom, theta):
         X, Y = geom
         r = np.sqrt(theta)
-        return np.exp(-squared_distances(X * r, X * r if Y is X else Y * r))
+        Z = X * r  # one object for both sides when Y is X: a diagonal of exactly 0, K_ii = 1
+        return np.exp(-squared_distances(Z, Z if Y is X else Y * r))
 
     def price_and_grad(self, geom, theta, W):
         X, _ = geom
