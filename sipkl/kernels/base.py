@@ -316,14 +316,12 @@ class PairExponential:
         weights = self._weights(dtype)
         S, p = thetas.shape
         padded = np.zeros((_gemm_rows(S), p), dtype=weights.dtype)
-        padded[:S] = thetas
+        np.negative(thetas, out=padded[:S])  # the exponents −Θ Δ_bᵀ come out of the product
         step = self._pairs_per_block(len(padded) * per_pair)
         for k in range(0, len(weights), step):
             rows = self._deltas(k, min(k + step, len(weights)), weights.dtype, squares)
             E = padded @ rows[:, :p].T
-            exponents = E[:S]
-            np.negative(exponents, out=exponents)
-            np.exp(exponents, out=exponents)
+            np.exp(E[:S], out=E[:S])
             yield rows, weights[k:k + step], E
 
     def _pairs_per_block(self, per_pair: int) -> int:

@@ -29,6 +29,7 @@ from scipy.optimize import OptimizeResult
 
 from ..contracts import MasterSolution
 from ..lazy_gram import LazyGram, combined_gram
+from ..packed_gram import PackedGrams
 from ..solvers import (Attempt, Status, minimize_simplex_qp, solve_cvxpy, solve_svm_dual,
                        svm_on_active_set)
 from ..solvers.cvx import DEFAULT_SOLVERS
@@ -54,6 +55,11 @@ QCQP_FALLBACK_MAX_N = 1000
 #: larger gaps (on splice, 1000 points and 39 columns, ECOS had run for 8 minutes, unfinished,
 #: on a stalled solve whose relative gap was 1.4·10⁻⁶)
 STALLED_GAP_RTOL = 1e-4
+
+#: the Newton master holds its Gram matrices packed (:class:`~sipkl.packed_gram.PackedGrams`)
+#: while their lower triangles take at most this many bytes (all columns of a 300-point
+#: fit; 64 columns at 1000 points), besides the full matrices of the workspace
+PACKED_GRAM_BYTES = 2 ** 28
 
 #: libsvm at the Newton master's tightened tolerance gets this many times the iterations
 #: (at least n) it took at the given one: tightening 100× costs a few times more where the
@@ -107,7 +113,10 @@ def _on_active_sets(K, y, C: float, alpha, tol: float):
 
 def _column_products(grams, w) -> np.ndarray:
     """The columns K_m w (n × m): matrix-vector products, no copy of any Gram block (a lazy
-    Gram matrix computes only its columns on the support of w)."""
+    Gram matrix computes only its columns on the support of w; a
+    :class:`~sipkl.packed_gram.PackedGrams` reads the lower triangles)."""
+    if isinstance(grams, PackedGrams):
+        return grams.products(w)
     return np.column_stack([K @ w for K in grams])
 
 
@@ -205,7 +214,9 @@ class HingeMKLNewton:
     and hand the columns to the QCQP master otherwise (:meth:`_qcqp_fallback`, recorded as
     an attempt; up to :data:`QCQP_FALLBACK_MAX_N` samples). A solve that starts where the last
     one ended (the next round of column generation) starts from its SVM (:meth:`_start_svm`).
-    On lazy Gram matrices each SVM is solved on a working set (:func:`combined_svm`) grown
+    Its sweeps of the Gram matrices, K(d) and the products K_m w, read their lower triangles,
+    packed once per column (:class:`~sipkl.packed_gram.PackedGrams`, while they take at most
+    :data:`PACKED_GRAM_BYTES`). On lazy Gram matrices each SVM is solved on a working set (:func:`combined_svm`) grown
     from the support of the SVM before it. Past its ``deadline`` (set by the engine from its
     ``time_limit``, see :class:`~sipkl.contracts.Master`) it takes no further step and does
     not fall back to the QCQP master: it returns the current weights, status
@@ -221,6 +232,7 @@ class HingeMKLNewton:
         self.gap_tol, self.svm_tol, self.max_steps = gap_tol, svm_tol, max_steps
         # (Gram matrices with d_m > 0, their d_m, SVM, K(d) on its free SVs) of the last end
         self._last = None
+        self._packed = None  # the PackedGrams of the last solve
 
     def _start_svm(self, grams, d):
         """The SVM at the starting weights: the last solve's final SVM when the warm start is
@@ -246,6 +258,7 @@ class HingeMKLNewton:
 
     def _solve(self, grams, warm_start) -> MasterSolution:
         y, C = self.y, self.C
+        grams = self._packed_grams(grams)
         d = simplex_start(warm_start, len(grams))
         svm_tol, max_iter = self.svm_tol, -1
         svm, K_free = self._start_svm(grams, d)
@@ -332,6 +345,21 @@ class HingeMKLNewton:
                                              "no QCQP fallback (gap not closed)"))
             return solution
         return self._qcqp_fallback(grams, solution)
+
+    def _packed_grams(self, grams):
+        """``grams`` as the :class:`~sipkl.packed_gram.PackedGrams` kept from solve to solve
+        (only new columns are packed) where they are arrays whose lower triangles take at
+        most :data:`PACKED_GRAM_BYTES`; as given otherwise (lazy Gram matrices, larger ones,
+        or a non-finite entry)."""
+        n = len(self.y)
+        if (4 * n * (n + 1) * len(grams) > PACKED_GRAM_BYTES
+                or not all(isinstance(K, np.ndarray) and K.shape == (n, n) for K in grams)):
+            self._packed = None
+            return grams
+        if self._packed is None:
+            self._packed = PackedGrams(n)
+        packed = self._packed.hold(grams)
+        return grams if packed is None else packed
 
     def _past_deadline(self) -> bool:
         return self.deadline is not None and time.perf_counter() >= self.deadline
