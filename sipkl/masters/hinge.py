@@ -57,9 +57,10 @@ QCQP_FALLBACK_MAX_N = 1000
 STALLED_GAP_RTOL = 1e-4
 
 #: the Newton master holds its Gram matrices packed (:class:`~sipkl.packed_gram.PackedGrams`)
-#: while their lower triangles take at most this many bytes (all columns of a 300-point
-#: fit; 64 columns at 1000 points), besides the full matrices of the workspace
-PACKED_GRAM_BYTES = 2 ** 28
+#: while their lower triangles take at most this many bytes, besides the full matrices of the
+#: workspace (186 columns of 300 points, 16 of 1000, 1 of 3000): the copies pay where the
+#: sweeps are a large part of a round, and no more memory than that is spent on them
+PACKED_GRAM_BYTES = 2 ** 26
 
 #: libsvm at the Newton master's tightened tolerance gets this many times the iterations
 #: (at least n) it took at the given one: tightening 100× costs a few times more where the
@@ -216,11 +217,11 @@ class HingeMKLNewton:
     one ended (the next round of column generation) starts from its SVM (:meth:`_start_svm`).
     Its sweeps of the Gram matrices, K(d) and the products K_m w, read their lower triangles,
     packed once per column (:class:`~sipkl.packed_gram.PackedGrams`, while they take at most
-    :data:`PACKED_GRAM_BYTES`). On lazy Gram matrices each SVM is solved on a working set (:func:`combined_svm`) grown
-    from the support of the SVM before it. Past its ``deadline`` (set by the engine from its
-    ``time_limit``, see :class:`~sipkl.contracts.Master`) it takes no further step and does
-    not fall back to the QCQP master: it returns the current weights, status
-    ``iteration_limit``.
+    :data:`PACKED_GRAM_BYTES`). On lazy Gram matrices each SVM is solved on a working set
+    (:func:`combined_svm`) grown from the support of the SVM before it. Past its ``deadline``
+    (set by the engine from its ``time_limit``, see :class:`~sipkl.contracts.Master`) it takes
+    no further step and does not fall back to the QCQP master: it returns the current weights,
+    status ``iteration_limit``.
     """
 
     #: the ``time.perf_counter()`` instant after which no step is taken (None: no limit)
