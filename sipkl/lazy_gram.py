@@ -94,7 +94,7 @@ def add_scaled(out: np.ndarray, K, weight: float) -> np.ndarray:
 def combined_gram(grams, d) -> np.ndarray:
     """K(d) = Σ_{d_m > 0} d_m K_m, accumulated in place (:func:`add_scaled`: one BLAS axpy
     per Gram matrix held as an array, blocks of rows of a lazy one), or over the packed
-    stack of a :class:`~sipkl.packed_gram.PackedGrams`."""
+    lower triangles of a :class:`~sipkl.packed_gram.PackedGrams`."""
     if isinstance(grams, PackedGrams):
         return grams.combined(d)
     Kd = np.zeros(np.shape(grams[0]))

@@ -1,4 +1,4 @@
-"""Symmetric Gram matrices held as their lower triangles, stacked: the Newton master's sweeps.
+"""Symmetric Gram matrices read through their lower triangles: the Newton master's sweeps.
 
 Every step of the hinge Newton master (:class:`~sipkl.masters.hinge.HingeMKLNewton`) sweeps
 the Gram matrices of all its columns: K(d) = Σ_m d_m K_m for each SVM, and the products

@@ -1,4 +1,4 @@
-"""Packed Gram matrices (lower triangles stacked) against the full ones, and the Newton master
+"""Packed Gram matrices (their lower triangles) against the full ones, and the Newton master
 on them against the same master on the full matrices."""
 import numpy as np
 import pytest
