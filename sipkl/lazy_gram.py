@@ -18,7 +18,6 @@ import numpy as np
 from scipy.linalg.blas import daxpy
 
 from .kernels.base import KernelFamily, row_blocks
-from .packed_gram import PackedGrams
 
 #: elements of one block of rows of a lazy Gram matrix (2²² doubles: 32 MB)
 BLOCK_ELEMENTS = 2 ** 22
@@ -93,10 +92,7 @@ def add_scaled(out: np.ndarray, K, weight: float) -> np.ndarray:
 
 def combined_gram(grams, d) -> np.ndarray:
     """K(d) = Σ_{d_m > 0} d_m K_m, accumulated in place (:func:`add_scaled`: one BLAS axpy
-    per Gram matrix held as an array, blocks of rows of a lazy one), or over the packed
-    lower triangles of a :class:`~sipkl.packed_gram.PackedGrams`."""
-    if isinstance(grams, PackedGrams):
-        return grams.combined(d)
+    per Gram matrix held as an array, blocks of rows of a lazy one)."""
     Kd = np.zeros(np.shape(grams[0]))
     for dm, K in zip(d, grams):
         if dm > 0:

@@ -18,7 +18,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from scipy.linalg.blas import daxpy, dspmv
+from scipy.linalg.blas import dspmv
+
+from .lazy_gram import combined_gram
 
 
 class PackedGrams(Sequence):
@@ -64,13 +66,10 @@ class PackedGrams(Sequence):
         return np.column_stack([dspmv(self.n, 1.0, row, w) for row in self._rows()])
 
     def combined(self, d) -> np.ndarray:
-        """K(d) = Σ_{d_m > 0} d_m K_m (n × n): the packed matrices accumulated in order (one
-        BLAS axpy each, as :func:`~sipkl.lazy_gram.combined_gram`), then written to both
-        triangles."""
-        packed = np.zeros(self.n * (self.n + 1) // 2)
-        for row, dm in zip(self._rows(), np.asarray(d, dtype=float)):
-            if dm > 0:
-                daxpy(row, packed, a=float(dm))
+        """K(d) = Σ_{d_m > 0} d_m K_m (n × n): the packed triangles summed as
+        :func:`~sipkl.lazy_gram.combined_gram` sums the matrices (one BLAS axpy each, in
+        order), then written to both triangles."""
+        packed = combined_gram(self._rows(), d)
         out = np.empty((self.n, self.n))
         out[self._lower] = packed
         out.T[self._lower] = packed  # (j, i) in the same order

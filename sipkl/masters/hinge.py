@@ -95,7 +95,7 @@ def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = 
         svm, index, K_S = svm_on_working_set(grams, d, y, C, tol, start, max_iter)
         free = np.flatnonzero(_free(svm.alpha[index], C))
         return svm, K_S[np.ix_(free, free)]
-    Kd = combined_gram(grams, d)
+    Kd = grams.combined(d) if isinstance(grams, PackedGrams) else combined_gram(grams, d)
     svm = None if start is None else _on_active_sets(Kd, y, C, start, tol)
     if svm is None:
         svm = solve_svm_dual(Kd, y, C, tol=tol, max_iter=max_iter)
