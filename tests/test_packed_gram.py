@@ -23,7 +23,7 @@ def test_packed_sweeps_are_the_full_ones_as_matrices_come_and_go():
     X, _ = chessboard(n)
     pool = [symmetric(rng, n) for _ in range(8)] + [gaussian(X, [2.0, 0.5, 0, 0, 1.0])]
     packed = PackedGrams(n)
-    # added, dropped (their rows reused), reordered, all dropped but one, grown again
+    # added, dropped (their triangles forgotten), reordered, all dropped but one, grown again
     for chosen in ([0, 1, 2], [2, 8, 3, 4], [5, 6, 3, 8], [8, 6, 5, 3, 2, 1, 0], [4],
                    [7, 4, 0, 1, 2, 3, 5, 6, 8]):
         grams = [pool[i] for i in chosen]

@@ -58,7 +58,7 @@ STALLED_GAP_RTOL = 1e-4
 
 #: the Newton master holds its Gram matrices packed (:class:`~sipkl.packed_gram.PackedGrams`)
 #: while their lower triangles take at most this many bytes, besides the full matrices of the
-#: workspace (186 columns of 300 points, 16 of 1000, 1 of 3000): the copies pay where the
+#: workspace (185 columns of 300 points, 16 of 1000, 1 of 3000): the copies pay where the
 #: sweeps are a large part of a round, and no more memory than that is spent on them
 PACKED_GRAM_BYTES = 2 ** 26
 
