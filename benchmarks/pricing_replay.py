@@ -1,5 +1,6 @@
-"""Pricing measured apart from the path of a run: record the pricing rounds of W2 fits, then
-price the same rounds again with any version of the oracle.
+"""Pricing measured apart from the path of a run: record the pricing rounds of W2 fits (of
+another board with ``--cells``), then price the same rounds again with any version of the
+oracle.
 
 A change to the oracle moves the round-off, hence the columns, the rounds and the round
 where the objective-stall rule ends a run, so whole-run times of two versions compare runs
@@ -7,7 +8,8 @@ that stop at different points. Replaying the same recorded rounds (the pricing p
 the current columns, the cut and the random state of each round) through either version
 measures the pricing alone: its CPU time per round and the best price it finds.
 
-Run:  .venv/bin/python benchmarks/pricing_replay.py record rounds.pkl [--seeds 0 4] [--C 1 100]
+Run:  .venv/bin/python benchmarks/pricing_replay.py record rounds.pkl [--seeds 0 4] [--C 1 100] \\
+          [--cells 3]
       .venv/bin/python benchmarks/pricing_replay.py price rounds.pkl --save best.npy
       PYTHONPATH=<other checkout> .venv/bin/python benchmarks/pricing_replay.py price \\
           rounds.pkl --compare best.npy
@@ -25,9 +27,10 @@ from sipkl import GaussianARD, IKLClassifier
 from sipkl.oracles import IpoptOracle
 
 
-def record(path, seeds, Cs):
-    """Fit IKL (GaussianARD) on the W2 board for each seed and C, keeping every pricing round
-    the IPOPT oracle is given (pickled as it arrives: the oracle may advance its random state)."""
+def record(path, seeds, Cs, cells=3):
+    """Fit IKL (GaussianARD) on the W2 board (``cells`` × ``cells``) for each seed and C,
+    keeping every pricing round the IPOPT oracle is given (pickled as it arrives: the oracle
+    may advance its random state)."""
     rounds, real = [], IpoptOracle.price
 
     def recording(oracle, pricing_round):
@@ -37,7 +40,7 @@ def record(path, seeds, Cs):
     IpoptOracle.price = recording
     try:
         for seed in seeds:
-            X, y, _, _ = board(300, 2000, 3, seed)
+            X, y, _, _ = board(300, 2000, cells, seed)
             for C in Cs:
                 IKLClassifier(family=GaussianARD(), C=C, random_state=seed).fit(X, y)
     finally:
@@ -78,13 +81,14 @@ def main(argv=None):
     rec.add_argument("path")
     rec.add_argument("--seeds", type=int, nargs="+", default=[0, 4])
     rec.add_argument("--C", type=float, nargs="+", default=[1.0, 100.0])
+    rec.add_argument("--cells", type=int, default=3)
     rep = sub.add_parser("price")
     rep.add_argument("path")
     rep.add_argument("--save")
     rep.add_argument("--compare")
     args = parser.parse_args(argv)
     if args.command == "record":
-        record(args.path, args.seeds, args.C)
+        record(args.path, args.seeds, args.C, args.cells)
     else:
         price(args.path, args.save, args.compare)
 
