@@ -45,7 +45,9 @@ def run_fit(spec, path):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [os.path.abspath(path), os.path.dirname(os.path.abspath(__file__))]))
     out = subprocess.run([sys.executable, os.path.abspath(__file__), "--fit", json.dumps(spec)],
-                         env=env, capture_output=True, text=True, check=True)
+                         env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"the fit {spec} from {path} failed:\n{out.stderr}")
     return json.loads(out.stdout.splitlines()[-1])
 
 
