@@ -5,12 +5,15 @@ where the objective-stall rule ends the fit. Over twelve seeds the rounds then v
 10 % whatever the change, and the timings of two runs of the benchmark taken minutes apart
 drift by as much on a shared machine. Here each seed's board is fitted by version A and by
 version B, in that order for even seeds and in the other for odd ones, each fit in a fresh
-process (its CPU time measured inside it, imports excluded), so that slow drifts of the
-machine fall on both alike. A version is a checkout (``--a-path``; default: this one) with
-keyword arguments for ``IKLClassifier`` and for its ``IpoptOracle`` (JSON objects).
+process (its CPU and wall-clock times measured inside it, imports excluded), so that slow
+drifts of the machine fall on both alike. A version is a checkout (``--a-path``; default:
+this one) with keyword arguments for ``IKLClassifier`` and for its ``IpoptOracle`` (JSON
+objects) and, optionally, the threads of its pricing (``--a-threads``: see
+``sipkl.threads.pricing_threads``; default: the checkout's own).
 
 Run:  .venv/bin/python benchmarks/ikl_ab.py --seeds $(seq 0 23) [--cells 4] [--C 100] \\
-          [--b-oracle '{"n_starts": 6}'] [--a-path CHECKOUT] [--b-path CHECKOUT]
+          [--b-oracle '{"n_starts": 6}'] [--a-path CHECKOUT] [--b-path CHECKOUT] \\
+          [--a-threads 1]
 """
 from __future__ import annotations
 
@@ -24,19 +27,28 @@ import time
 
 
 def fit(spec):
-    """One fit in this process: CPU time, rounds, test error, final objective and the
-    ``sipkl`` package that ran it."""
+    """One fit in this process: CPU and wall-clock time, rounds, test error, final objective
+    and the ``sipkl`` package that ran it."""
+    from contextlib import nullcontext
+
     import sipkl
     from ikl_chessboard import board
     from sipkl import GaussianARD, IKLClassifier
     from sipkl.oracles import IpoptOracle
 
     X, y, X_test, y_test = board(300, 2000, spec["cells"], spec["seed"])
-    cpu = time.process_time()
-    model = IKLClassifier(family=GaussianARD(), C=spec["C"], random_state=spec["seed"],
-                          oracle=IpoptOracle(**spec["oracle"]), **spec["estimator"]).fit(X, y)
-    cpu = time.process_time() - cpu
-    return {"cpu": cpu, "rounds": model.n_iter_, "error": 1 - model.score(X_test, y_test),
+    threads = nullcontext()
+    if spec["threads"] is not None:
+        from sipkl.threads import pricing_threads
+        threads = pricing_threads(spec["threads"])
+    cpu, wall = time.process_time(), time.perf_counter()
+    with threads:
+        model = IKLClassifier(family=GaussianARD(), C=spec["C"], random_state=spec["seed"],
+                              oracle=IpoptOracle(**spec["oracle"]), **spec["estimator"]
+                              ).fit(X, y)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {"cpu": cpu, "wall": wall, "rounds": model.n_iter_,
+            "error": 1 - model.score(X_test, y_test),
             "objective": model.result_.objective, "package": os.path.dirname(sipkl.__file__)}
 
 
@@ -61,31 +73,36 @@ def main(argv=None):
         parser.add_argument(f"--{version}-path", default=here)
         parser.add_argument(f"--{version}-oracle", type=json.loads, default={})
         parser.add_argument(f"--{version}-estimator", type=json.loads, default={})
+        parser.add_argument(f"--{version}-threads", type=int, choices=(1, 2))
     parser.add_argument("--fit", type=json.loads, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.fit is not None:
         print(json.dumps(fit(args.fit)))
         return None
     results = {"a": [], "b": []}
-    print("| seed | version | CPU (s) | rounds | test error | objective |")
-    print("|---:|---|---:|---:|---:|---:|")
+    print("| seed | version | CPU (s) | wall (s) | rounds | test error | objective |")
+    print("|---:|---|---:|---:|---:|---:|---:|")
     for i, seed in enumerate(args.seeds):
         for version in ("ab" if i % 2 == 0 else "ba"):
             spec = {"seed": seed, "cells": args.cells, "C": args.C,
                     "oracle": getattr(args, f"{version}_oracle"),
-                    "estimator": getattr(args, f"{version}_estimator")}
+                    "estimator": getattr(args, f"{version}_estimator"),
+                    "threads": getattr(args, f"{version}_threads")}
             r = run_fit(spec, getattr(args, f"{version}_path"))
             results[version].append(r)
-            print(f"| {seed} | {version.upper()} | {r['cpu']:.2f} | {r['rounds']} "
+            print(f"| {seed} | {version.upper()} | {r['cpu']:.2f} | {r['wall']:.2f} "
+                  f"| {r['rounds']} "
                   f"| {r['error']:.3f} | {r['objective']:.6g} |", flush=True)
     for version, rs in results.items():
         print(f"{version.upper()}: CPU {sum(r['cpu'] for r in rs):.1f} s, "
+              f"wall {sum(r['wall'] for r in rs):.1f} s, "
               f"{sum(r['rounds'] for r in rs)} rounds, objectives summed "
               f"{sum(r['objective'] for r in rs):.6g}, test error mean "
               f"{statistics.mean(r['error'] for r in rs):.4f} (max "
               f"{max(r['error'] for r in rs):.3f})")
-    ratio = sum(r["cpu"] for r in results["b"]) / sum(r["cpu"] for r in results["a"])
-    print(f"CPU B / A: {ratio:.3f}")
+    for clock in ("cpu", "wall"):
+        ratio = sum(r[clock] for r in results["b"]) / sum(r[clock] for r in results["a"])
+        print(f"{clock} B / A: {ratio:.3f}")
     return results
 
 
