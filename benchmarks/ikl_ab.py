@@ -8,12 +8,10 @@ version B, in that order for even seeds and in the other for odd ones, each fit 
 process (its CPU and wall-clock times measured inside it, imports excluded), so that slow
 drifts of the machine fall on both alike. A version is a checkout (``--a-path``; default:
 this one) with keyword arguments for ``IKLClassifier`` and for its ``IpoptOracle`` (JSON
-objects) and, optionally, the threads of its pricing (``--a-threads``: see
-``sipkl.threads.pricing_threads``; default: the checkout's own).
+objects).
 
 Run:  .venv/bin/python benchmarks/ikl_ab.py --seeds $(seq 0 23) [--cells 4] [--C 100] \\
-          [--b-oracle '{"n_starts": 6}'] [--a-path CHECKOUT] [--b-path CHECKOUT] \\
-          [--a-threads 1]
+          [--b-oracle '{"n_starts": 6}'] [--a-path CHECKOUT] [--b-path CHECKOUT]
 """
 from __future__ import annotations
 
@@ -29,23 +27,15 @@ import time
 def fit(spec):
     """One fit in this process: CPU and wall-clock time, rounds, test error, final objective
     and the ``sipkl`` package that ran it."""
-    from contextlib import nullcontext
-
     import sipkl
     from ikl_chessboard import board
     from sipkl import GaussianARD, IKLClassifier
     from sipkl.oracles import IpoptOracle
 
     X, y, X_test, y_test = board(300, 2000, spec["cells"], spec["seed"])
-    threads = nullcontext()
-    if spec["threads"] is not None:
-        from sipkl.threads import pricing_threads
-        threads = pricing_threads(spec["threads"])
     cpu, wall = time.process_time(), time.perf_counter()
-    with threads:
-        model = IKLClassifier(family=GaussianARD(), C=spec["C"], random_state=spec["seed"],
-                              oracle=IpoptOracle(**spec["oracle"]), **spec["estimator"]
-                              ).fit(X, y)
+    model = IKLClassifier(family=GaussianARD(), C=spec["C"], random_state=spec["seed"],
+                          oracle=IpoptOracle(**spec["oracle"]), **spec["estimator"]).fit(X, y)
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     return {"cpu": cpu, "wall": wall, "rounds": model.n_iter_,
             "error": 1 - model.score(X_test, y_test),
@@ -73,7 +63,6 @@ def main(argv=None):
         parser.add_argument(f"--{version}-path", default=here)
         parser.add_argument(f"--{version}-oracle", type=json.loads, default={})
         parser.add_argument(f"--{version}-estimator", type=json.loads, default={})
-        parser.add_argument(f"--{version}-threads", type=int, choices=(1, 2))
     parser.add_argument("--fit", type=json.loads, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.fit is not None:
@@ -86,8 +75,7 @@ def main(argv=None):
         for version in ("ab" if i % 2 == 0 else "ba"):
             spec = {"seed": seed, "cells": args.cells, "C": args.C,
                     "oracle": getattr(args, f"{version}_oracle"),
-                    "estimator": getattr(args, f"{version}_estimator"),
-                    "threads": getattr(args, f"{version}_threads")}
+                    "estimator": getattr(args, f"{version}_estimator")}
             r = run_fit(spec, getattr(args, f"{version}_path"))
             results[version].append(r)
             print(f"| {seed} | {version.upper()} | {r['cpu']:.2f} | {r['wall']:.2f} "

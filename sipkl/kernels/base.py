@@ -14,8 +14,6 @@ from typing import Callable
 
 import numpy as np
 
-from ..threads import sum_halves
-
 
 #: elements of one temporary block of rows (2²⁰ doubles: 8 MB)
 ROW_BLOCK_ELEMENTS = 2 ** 20
@@ -249,9 +247,8 @@ class PairExponential:
         price(θ_s)  = tr W + Σ_ij w_ij exp(−δ_ij·θ_s)  = tr W + wᵀ E_s,   E = exp(−Δ Θᵀ),
         ∇price(θ_s) = −Σ_ij w_ij E_ij,s δ_ij            = −(E ∘ w)ᵀ Δ,
 
-    so S parameters cost two (P × p × S) matrix products and P·S exponentials, done in two
-    halves of the pairs (on two threads where :mod:`sipkl.threads` allows) and in blocks of
-    pairs within each, so that the temporary block of E stays bounded (stored as S × pairs:
+    so S parameters cost two (P × p × S) matrix products and P·S exponentials, done in
+    blocks of pairs so that the temporary block of E stays bounded (stored as S × pairs:
     the product that follows the exponentials then has S rows, which OpenBLAS serves best
     for S a multiple of 4, see :data:`GEMM_ROWS`). The diagonals of the Hessians
     (``curvature=True``: the curvature along each coordinate),
@@ -297,54 +294,35 @@ class PairExponential:
         values = np.full(S, self.trace)
         grads = np.zeros((S, p)) if grad else None
         curvatures = np.zeros((S, p)) if curvature else None
-        derivatives = grad or curvature
-
-        def block(rows, w, E):
-            value = (E @ w)[:S, None]
-            if not derivatives:
-                return value
+        for rows, w, E in self._blocks(thetas, dtype, squares=curvature):
+            values += (E @ w)[:S]
+            if not (grad or curvature):
+                continue
             E *= w
-            return np.hstack([value, (E @ rows)[:S]])  # [gradient, curvature] terms
-
-        width = 1 + (2 * p if curvature else p if grad else 0)
-        sums = self._sum_blocks(block, (S, width), thetas, dtype, squares=curvature)
-        values += sums[:, 0]
-        if grad:
-            grads -= sums[:, 1:p + 1]
-        if curvature:
-            curvatures += sums[:, p + 1:]
+            products = (E @ rows)[:S]  # [gradient, curvature] terms: one product
+            if grad:
+                grads -= products[:, :p]
+            if curvature:
+                curvatures += products[:, p:]
         return (values, grads, curvatures) if curvature else (values, grads)
 
-    def _sum_blocks(self, task, shape, thetas, dtype, per_pair: int = 1,
-                    squares: bool = False) -> np.ndarray:
-        """``Σ_b task(Δ_b, w_b, E_b)`` (arrays of ``shape``, summed in double precision) over
-        blocks of about ``CHUNK_ELEMENTS / (S′·per_pair)`` pairs, E_b = exp(−Θ Δ_bᵀ) with one
-        row per parameter (S′ × pairs; ``per_pair``: the temporaries of ``task``, per pair
-        and parameter, see :meth:`_pairs_per_block`). The pairs are split in two halves, each
-        summed over its blocks in order, and the two sums added: the halves run on two
-        threads where :func:`sipkl.threads.sum_halves` allows, with the same result.
+    def _blocks(self, thetas, dtype, per_pair: int = 1, squares: bool = False):
+        """Blocks of pairs, not single pairs: ``(Δ_b, w_b, E_b = exp(−Θ Δ_bᵀ))``, E_b with one
+        row per parameter (S′ × pairs), each block of about ``CHUNK_ELEMENTS / (S′·per_pair)``
+        pairs (``per_pair``: the temporaries of a caller, per pair and parameter; see
+        :meth:`_pairs_per_block`);
         ``squares``: ``[Δ_b, Δ_b ∘ Δ_b]`` in place of Δ_b. S′ is S rounded up to a multiple
         of :data:`GEMM_ROWS`, the extra rows of E_b being 0 (no exponential computed)."""
         weights = self._weights(dtype)
         S, p = thetas.shape
         padded = np.zeros((_gemm_rows(S), p), dtype=weights.dtype)
         np.negative(thetas, out=padded[:S])  # the exponents −Θ Δ_bᵀ come out of the product
-        P = len(weights)
         step = self._pairs_per_block(len(padded) * per_pair)
-        ends = (0, P // 2, P)  # the two halves
-        self._deltas(0, 0, weights.dtype, squares)  # shared copies made before the threads
-
-        def half(h):
-            total = np.zeros(shape)
-            for k in range(ends[h], ends[h + 1], step):
-                stop = min(k + step, ends[h + 1])
-                rows = self._deltas(k, stop, weights.dtype, squares)
-                E = padded @ rows[:, :p].T
-                np.exp(E[:S], out=E[:S])
-                total += task(rows, weights[k:stop], E)
-            return total
-
-        return sum_halves(half, work=P * len(padded) * p)
+        for k in range(0, len(weights), step):
+            rows = self._deltas(k, min(k + step, len(weights)), weights.dtype, squares)
+            E = padded @ rows[:, :p].T
+            np.exp(E[:S], out=E[:S])
+            yield rows, weights[k:k + step], E
 
     def _pairs_per_block(self, per_pair: int) -> int:
         """Pairs per block: ``per_pair`` temporary elements each within ``CHUNK_ELEMENTS``."""
@@ -361,14 +339,12 @@ class PairExponential:
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
         coords = np.arange(thetas.shape[1]) if coords is None else np.asarray(coords)
         S, q = len(thetas), len(coords)
-
-        def block(delta, w, E):
+        hess = np.zeros((S * q, q))
+        for delta, w, E in self._blocks(thetas, dtype, per_pair=q):
             E = E[:S]  # the rows of the parameters (a view), weighted in place
             E *= w
             part = delta[:, coords]
-            return (E[:, None, :] * part.T[None, :, :]).reshape(S * q, len(delta)) @ part
-
-        hess = self._sum_blocks(block, (S * q, q), thetas, dtype, per_pair=q)
+            hess += (E[:, None, :] * part.T[None, :, :]).reshape(S * q, len(delta)) @ part
         return hess.reshape(S, q, q)
 
     def _deltas(self, start: int, stop: int, dtype, squares: bool = False) -> np.ndarray:
