@@ -21,22 +21,20 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 
 def fit(spec):
     """One fit in this process: CPU and wall-clock time, rounds, test error, final objective
     and the ``sipkl`` package that ran it."""
     import sipkl
-    from ikl_chessboard import board
+    from ikl_chessboard import board, timed
     from sipkl import GaussianARD, IKLClassifier
     from sipkl.oracles import IpoptOracle
 
     X, y, X_test, y_test = board(300, 2000, spec["cells"], spec["seed"])
-    cpu, wall = time.process_time(), time.perf_counter()
-    model = IKLClassifier(family=GaussianARD(), C=spec["C"], random_state=spec["seed"],
-                          oracle=IpoptOracle(**spec["oracle"]), **spec["estimator"]).fit(X, y)
-    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    model, wall, cpu = timed(lambda: IKLClassifier(
+        family=GaussianARD(), C=spec["C"], random_state=spec["seed"],
+        oracle=IpoptOracle(**spec["oracle"]), **spec["estimator"]).fit(X, y))
     return {"cpu": cpu, "wall": wall, "rounds": model.n_iter_,
             "error": 1 - model.score(X_test, y_test),
             "objective": model.result_.objective, "package": os.path.dirname(sipkl.__file__)}
@@ -79,8 +77,7 @@ def main(argv=None):
             r = run_fit(spec, getattr(args, f"{version}_path"))
             results[version].append(r)
             print(f"| {seed} | {version.upper()} | {r['cpu']:.2f} | {r['wall']:.2f} "
-                  f"| {r['rounds']} "
-                  f"| {r['error']:.3f} | {r['objective']:.6g} |", flush=True)
+                  f"| {r['rounds']} | {r['error']:.3f} | {r['objective']:.6g} |", flush=True)
     for version, rs in results.items():
         print(f"{version.upper()}: CPU {sum(r['cpu'] for r in rs):.1f} s, "
               f"wall {sum(r['wall'] for r in rs):.1f} s, "
