@@ -7,7 +7,8 @@ import sipkl.kernels.gaussian as gaussian
 from sipkl import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
                    KernelUnion, Laplacian, Polynomial, PriceMatrix, Precomputed)
 from sipkl.kernels.base import (PairExponential, PointExponential, PointPairExponential,
-                                VaryingCoordinates, squared_distances, upper_triangle)
+                                VaryingCoordinates, gaussian_gram, squared_distances,
+                                upper_triangle)
 from sipkl.workspace import Workspace
 
 N, D = 15, 3
@@ -497,15 +498,27 @@ def test_upper_triangle_is_in_the_order_of_triu_indices(n):
     np.testing.assert_array_equal(upper_triangle(A), A[np.triu_indices(n, 1)])
 
 
-def test_squared_distances_in_blocks_of_rows_are_the_pairwise_differences(monkeypatch):
+@pytest.mark.parametrize("units", [1.0, 1e3])
+def test_squared_distances_in_blocks_of_rows_are_the_pairwise_differences(monkeypatch, units):
+    """Squared distances and the Gaussian Gram matrix, formed in blocks of 2 rows, against
+    the differences of the points; symmetric to the bit, with an exact diagonal, on one set
+    of points; the same in other units (the points ·10³, the Gaussian's scale /10⁶)."""
     import sipkl.kernels.base
-    monkeypatch.setattr(sipkl.kernels.base, "ROW_BLOCK_ELEMENTS", 20)  # blocks of 2 rows
+    monkeypatch.setattr(sipkl.kernels.base, "CACHE_BLOCK_ELEMENTS", 20)  # blocks of 2 rows
     rng = np.random.default_rng(3)
-    X, Y = rng.normal(size=(9, 4)), rng.normal(size=(7, 4))
+    X, Y = units * rng.normal(size=(9, 4)), units * rng.normal(size=(7, 4))
     for A, B in ((X, Y), (X, X)):
         reference = np.square(A[:, None, :] - B[None, :, :]).sum(-1)
-        np.testing.assert_allclose(squared_distances(A, B), reference, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(squared_distances(A, B), reference, rtol=1e-12,
+                                   atol=1e-12 * units ** 2)
+        np.testing.assert_allclose(gaussian_gram(A / units, B / units),
+                                   np.exp(-reference / units ** 2), rtol=1e-12, atol=1e-15)
     assert np.all(np.diag(squared_distances(X, X)) == 0)
+    Z = X / units
+    K = gaussian_gram(Z, Z)
+    assert np.all(np.diag(K) == 1.0) and np.array_equal(K, K.T)
+    np.testing.assert_array_equal(gaussian_gram(Z, Z.copy()), gaussian_gram(Z.copy(), Z).T)
+    np.testing.assert_array_equal(squared_distances(X, X), squared_distances(X, X).T)
 
 
 @pytest.mark.parametrize("family", [GaussianIso(), GaussianARD()], ids=["iso", "ard"])

@@ -27,19 +27,47 @@ def row_blocks(n_rows: int, row_length: int, elements: int = None) -> list[slice
     return [slice(start, start + step) for start in range(0, n_rows, step)]
 
 
-def squared_distances(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-    """‖x_i − y_j‖² = (‖x_i‖² + ‖y_j‖²) − 2⟨x_i, y_j⟩ through one matrix product, clipped at 0
-    against round-off; the sums are formed in blocks of rows in the product's buffer (one
-    n × m array, no n × m temporary)."""
-    d2 = X @ Y.T
-    d2 *= 2.0
+#: elements of one block of a pass over pairwise distances that should stay in the core's
+#: cache (2¹⁵ doubles: 256 kB)
+CACHE_BLOCK_ELEMENTS = 2 ** 15
+
+
+def _pairwise(X: np.ndarray, Y: np.ndarray, gaussian: bool) -> np.ndarray:
+    """‖x_i − y_j‖² = (‖x_i‖² + ‖y_j‖²) − 2⟨x_i, y_j⟩ through one matrix product, clipped at
+    0 against round-off, or with ``gaussian`` exp(−‖x_i − y_j‖²); the rest is done in the
+    product's buffer in blocks of rows that stay in cache, one pass each (the sum of the
+    norms is formed before the product is subtracted, so the result is symmetric when the
+    product is); the diagonal is exact (distance 0) when ``Y is X``."""
     a, b = (X * X).sum(1), (Y * Y).sum(1)
-    for rows in row_blocks(len(a), len(b)):
-        np.subtract(a[rows, None] + b[None, :], d2[rows], out=d2[rows])
-    np.maximum(d2, 0.0, out=d2)
+    out = X @ Y.T
+    buffer = np.empty(max(CACHE_BLOCK_ELEMENTS, len(b)))
+    for rows in row_blocks(len(a), len(b), CACHE_BLOCK_ELEMENTS):
+        block = out[rows]
+        norms = buffer[:block.size].reshape(block.shape)
+        np.add(a[rows, None], b[None, :], out=norms)
+        if gaussian:  # −‖x_i − y_j‖² = 2⟨x_i, y_j⟩ − (‖x_i‖² + ‖y_j‖²), at most 0
+            block *= 2.0
+            block -= norms
+            np.minimum(block, 0.0, out=block)
+            np.exp(block, out=block)
+        else:
+            block *= -2.0
+            block += norms
+            np.maximum(block, 0.0, out=block)
     if X is Y:
-        np.fill_diagonal(d2, 0.0)
-    return d2
+        np.fill_diagonal(out, 1.0 if gaussian else 0.0)
+    return out
+
+
+def squared_distances(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """‖x_i − y_j‖² (n × m), clipped at 0 against round-off; see :func:`_pairwise`."""
+    return _pairwise(X, Y, gaussian=False)
+
+
+def gaussian_gram(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """exp(−‖x_i − y_j‖²) (n × m), the Gaussian Gram matrix of points already scaled, in
+    the pass that forms the distances (:func:`_pairwise`)."""
+    return _pairwise(X, Y, gaussian=True)
 
 
 def upper_triangle(A: np.ndarray) -> np.ndarray:

@@ -23,8 +23,8 @@ from collections import OrderedDict
 import numpy as np
 
 from .base import (KernelFamily, OneParameterFamily, PairExponential, PointExponential,
-                   PointPairExponential, VaryingCoordinates, check_bounds, row_blocks,
-                   squared_distances, upper_from_row_blocks, upper_triangle)
+                   PointPairExponential, VaryingCoordinates, check_bounds, gaussian_gram,
+                   row_blocks, squared_distances, upper_from_row_blocks, upper_triangle)
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
@@ -120,7 +120,8 @@ class GaussianIso(OneParameterFamily):
         return squared_distances(X, Y)
 
     def gram_from(self, geom, theta):
-        return np.exp(-theta[0] * geom)
+        K = np.multiply(geom, -theta[0])
+        return np.exp(K, out=K)
 
     def price_and_grad(self, geom, theta, W):
         WK = W * np.exp(-theta[0] * geom)
@@ -218,7 +219,7 @@ class GaussianARD(KernelFamily):
         X, Y = geom
         r = np.sqrt(theta)
         Z = X * r  # one object for both sides when Y is X: a diagonal of exactly 0, K_ii = 1
-        return np.exp(-squared_distances(Z, Z if Y is X else Y * r))
+        return gaussian_gram(Z, Z if Y is X else Y * r)
 
     def price_and_grad(self, geom, theta, W):
         X, _ = geom

@@ -239,13 +239,16 @@ class HingeMKLNewton:
         """The SVM at the starting weights: the last solve's final SVM when the warm start is
         its end point again (the same Gram matrices with positive weight, the same weights to
         the bit, the same SVM tolerance: libsvm would return that SVM again, so a run resumed
-        from a checkpoint stays the same run), else libsvm's. A round of column generation
-        starts from the previous weights with the new columns at 0, which is that point."""
+        from a checkpoint stays the same run), else the SVM solved from the last one
+        (:func:`combined_svm` with it as ``start``, also when the last solve ended at a
+        tightened tolerance), or from scratch in a master's first solve. A round of column
+        generation starts from the previous weights with the new columns at 0, which is that
+        point."""
         positive = [K for K, dm in zip(grams, d) if dm > 0]
         start = None
         if self._last is not None:
-            last_grams, last_d, svm, K_free = self._last
-            if (len(positive) == len(last_grams)
+            last_grams, last_d, svm, K_free, last_tol = self._last
+            if (last_tol == self.svm_tol and len(positive) == len(last_grams)
                     and all(K is L for K, L in zip(positive, last_grams))
                     and np.array_equal(d[d > 0], last_d)):
                 return replace(svm, attempts=[]), K_free  # its libsvm run is already recorded
@@ -327,8 +330,7 @@ class HingeMKLNewton:
             attempts.append(Attempt("newton", status, f"max_steps={self.max_steps} reached"))
         solution = _solution(grams, y, C, svm.alpha, svm.bias, d, status, attempts,
                              Kw if Kw_of is svm else None)
-        self._last = None if svm_tol != self.svm_tol else (
-            [K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm, K_free)
+        self._last = ([K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm, K_free, svm_tol)
         if not stalled:
             return solution
         scale = max(abs(solution.objective), abs(solution.threshold))
