@@ -7,7 +7,9 @@ process, the interpreter and imports included) and its CPU time (user + system, 
 alone: on a machine shared with other work, the CPU time of a single-threaded cell moves
 far less than its wall time); the ratios IKL / SVC+GS are taken between cells of the same n
 in the same run. The grid search is the one of W2 (13 widths × 6 C,
-5-fold). A cell that runs past ``--timeout`` seconds is reported as such.
+5-fold). An IKL cell's status column gives its rounds, kernels and the master's final
+objective J (the SVM dual value for the learned K(d)). A cell that runs past ``--timeout``
+seconds is reported as such.
 
 Run:  .venv/bin/python benchmarks/ikl_growth.py [--n 300 1000 3000] [--C 1]
 """
@@ -35,7 +37,7 @@ else:
     family = GaussianIso() if {method!r} == "iso" else GaussianARD()
     model = IKLClassifier(family=family, C={C}, random_state={seed}).fit(X, y)
     extra = {{"status": model.result_.status, "iterations": int(model.n_iter_),
-              "kernels": len(model.kernel_)}}
+              "kernels": len(model.kernel_), "objective": float(model.result_.objective)}}
 seconds = time.perf_counter() - t0
 cpu_seconds = sum(resource.getrusage(resource.RUSAGE_SELF)[:2]) - cpu0
 print(json.dumps(dict(seconds=seconds, cpu_seconds=cpu_seconds, error=1 - model.score(X_test, y_test),
@@ -84,7 +86,8 @@ def main(argv=None):
             cpu_ratio = f"{cell['cpu_seconds'] / svm_cpu:.2f}" if svm_cpu else ""
             status = cell.get("status", "")
             if status:
-                status += f", {cell['iterations']} it., {cell['kernels']} kernels"
+                status += (f", {cell['iterations']} it., {cell['kernels']} kernels, "
+                           f"J = {cell['objective']:.6g}")
             print(f"| {n} | {method} | {cell['seconds']:.1f} | {ratio} | "
                   f"{cell['cpu_seconds']:.1f} | {cpu_ratio} | {cell['peak_mb']:.0f} "
                   f"| {cell['error']:.3f} | {status} |", flush=True)
