@@ -330,7 +330,9 @@ class HingeMKLNewton:
             attempts.append(Attempt("newton", status, f"max_steps={self.max_steps} reached"))
         solution = _solution(grams, y, C, svm.alpha, svm.bias, d, status, attempts,
                              Kw if Kw_of is svm else None)
-        self._last = ([K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm, K_free, svm_tol)
+        # K(d) on the free SVs is reused only with the SVM as is (the same tolerance)
+        self._last = ([K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm,
+                      K_free if svm_tol == self.svm_tol else None, svm_tol)
         if not stalled:
             return solution
         scale = max(abs(solution.objective), abs(solution.threshold))
