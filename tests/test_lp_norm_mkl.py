@@ -1,6 +1,7 @@
 """ℓp-norm MKL master (afkanpour's D2 at p = 2) against an independent formulation.
 
-The reference is written here from Kloft et al.'s dual and solved by cvxpy (Clarabel),
+The reference is written here from Kloft et al.'s dual and solved by cvxpy, its answer proved by
+its KKT certificate (:func:`conic_reference.certified_solve`),
 
     OPT = max_α 1ᵀα − ‖(½ (α∘y)ᵀ K_m (α∘y))_m‖_q   s.t.  0 ≤ α ≤ C,  yᵀα = 0,  q = p/(p − 1),
 
@@ -13,6 +14,7 @@ import pytest
 from scipy.spatial.distance import cdist
 from sklearn.datasets import make_classification
 
+from conic_reference import certified_solve
 from sipkl import Column, ColumnGeneration, Precomputed
 from sipkl.masters.lp_norm import HingeMKLLpNorm
 from sipkl.oracles import GridOracle
@@ -32,8 +34,7 @@ def reference(grams, y, C, p):
     T = cp.hstack([0.5 * cp.sum_squares(factor(K) @ w) for K in grams])
     problem = cp.Problem(cp.Maximize(cp.sum(alpha) - cp.norm(T, q)),
                          [alpha >= 0, alpha <= C, y @ alpha == 0])
-    problem.solve(solver="CLARABEL")
-    assert problem.status == "optimal", problem.status
+    certified_solve(problem)
     t = np.array([0.5 * (alpha.value * y) @ K @ (alpha.value * y) for K in grams])
     d = t ** (q - 1.0)
     return problem.value, d / np.linalg.norm(d, p)
@@ -43,7 +44,7 @@ def svm_value(K, y, C):
     alpha = cp.Variable(len(y))
     problem = cp.Problem(cp.Maximize(cp.sum(alpha) - 0.5 * cp.sum_squares(
         factor(K) @ cp.multiply(alpha, y))), [alpha >= 0, alpha <= C, y @ alpha == 0])
-    problem.solve(solver="CLARABEL")
+    certified_solve(problem)
     return problem.value
 
 

@@ -1,7 +1,8 @@
 """IKL / MKL hinge-loss masters against independent computations.
 
 Every reference below is written here, from the formulas of gehler_nowozin §2, and solved
-with cvxpy directly — nothing is read back from :mod:`sipkl` to build it:
+with cvxpy directly, its answer proved by its own KKT certificate
+(:func:`conic_reference.certified_solve`) — nothing is read back from :mod:`sipkl` to build it:
 
 * the MKL dual QCQP (eq. 3 with the bias constraint yᵀα = 0, T_m of eq. 4)
 
@@ -21,6 +22,7 @@ import pytest
 from scipy.spatial.distance import cdist
 from sklearn.datasets import load_breast_cancer
 
+from conic_reference import certified_solve
 from sipkl import Column, ColumnGeneration, GaussianIso
 from sipkl.engine import PRUNE_RTOL
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
@@ -52,8 +54,7 @@ def reference_mkl(grams, y, C):
     quad = [0.5 * cp.sum_squares(psd_factor(K) @ w) <= lam for K in grams]
     problem = cp.Problem(cp.Maximize(cp.sum(alpha) - lam),
                          [alpha >= 0, alpha <= C, y @ alpha == 0] + quad)
-    problem.solve(solver="CLARABEL")
-    assert problem.status == "optimal", problem.status
+    certified_solve(problem)
     d = np.array([np.ravel(q.dual_value)[0] for q in quad])
     return problem.value, alpha.value, float(lam.value), d / d.sum()
 
@@ -65,8 +66,7 @@ def reference_svm(K, y, C):
     problem = cp.Problem(
         cp.Maximize(cp.sum(alpha) - 0.5 * cp.sum_squares(psd_factor(K) @ cp.multiply(alpha, y))),
         [alpha >= 0, alpha <= C, y @ alpha == 0])
-    problem.solve(solver="CLARABEL")
-    assert problem.status == "optimal", problem.status
+    certified_solve(problem)
     return problem.value
 
 
@@ -299,7 +299,7 @@ def test_simplex_qp_matches_cvxpy(seed, scale):
     x = cp.Variable(m)
     problem = cp.Problem(cp.Minimize(0.5 * cp.quad_form(x, cp.psd_wrap(H)) - b @ x),
                          [x >= 0, cp.sum(x) == 1])
-    problem.solve()
+    certified_solve(problem)
     for start in (np.full(m, 1.0 / m), np.eye(m)[0]):
         res = minimize_simplex_qp(scale * H, scale * b, start)
         assert res.success
