@@ -52,6 +52,8 @@ from sipkl import (
 from sipkl.datasets import load
 from sipkl.masters.alignment import AlignfMaster, centered_alignment
 from sipkl.masters.pairwise import refine_parameters
+from sipkl.solvers import solve_cvxpy
+from sipkl.solvers.cvx import DEFAULT_SOLVERS
 
 DATA = {"wisconsin": "wisconsin", "diagnostic": "breast-cancer-wisconsin"}
 PAPER = {"QP": (0.5667, 0.5012, 3), "greedy, first kernel": (0.2198, 0.2168, 1),
@@ -70,14 +72,17 @@ def candidates(gamma, sigma_gauss, sigma_exp) -> list[Column]:
                Column.make(Laplacian(), sigma_exp)])
 
 
-def qp_weights(grams, y):
-    """Problem (6) with λ = 0: max −µᵀHµ + fᵀµ over µ ≥ 0 (H, f rescaled to a unit diagonal)."""
+def qp_weights(grams, y, solvers=DEFAULT_SOLVERS):
+    """Problem (6) with λ = 0: max −µᵀHµ + fᵀµ over µ ≥ 0 (H, f rescaled to a unit diagonal),
+    by ``solvers`` in turn (sipkl's fallback)."""
     B = np.array([G.ravel() for G in grams])
     H, f = B @ B.T, B @ np.outer(y, y).ravel()
     scale = np.sqrt(np.diag(H))
     mu = cp.Variable(len(grams), nonneg=True)
-    cp.Problem(cp.Maximize(-cp.quad_form(mu, cp.psd_wrap(H / np.outer(scale, scale)))
-                           + (f / scale) @ mu)).solve(solver="CLARABEL")
+    status, attempts = solve_cvxpy(cp.Problem(cp.Maximize(
+        -cp.quad_form(mu, cp.psd_wrap(H / np.outer(scale, scale))) + (f / scale) @ mu)), solvers)
+    if not status.usable:
+        raise RuntimeError(f"the QP (6) was not solved: {attempts}")
     mu = np.clip(mu.value, 0.0, None) / scale
     return mu / mu.sum()
 

@@ -10,13 +10,21 @@ import cvxpy as cp
 
 from .status import Attempt, Status
 
+#: the solvers tried in turn, and the options each gets (before those of a call), chosen from
+#: the measurements of ``benchmarks/conic_solvers.py`` on the package's own problems (the table
+#: "Conic solvers" of docs/benchmarks.md): Clarabel first (every answer optimal or
+#: optimal_inaccurate, KKT residuals 1e-10 to 2e-4), then ECOS, then SCS at 1e-9 — at its
+#: default 1e-4 an SCS answer's KKT residual reached 3e-4, at 1e-9 it stays below 1e-8, so
+#: an answer from the last fallback is not less accurate than the first solver's
 DEFAULT_SOLVERS = ("CLARABEL", "ECOS", "SCS")
+SOLVER_OPTIONS: dict[str, dict] = {"SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 100_000}}
 
 
 def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS,
                 **solver_options) -> tuple[Status, list[Attempt]]:
     """Solve ``problem`` with the first solver of ``solvers`` that gives a usable answer.
 
+    Each solver gets :data:`SOLVER_OPTIONS` updated by ``solver_options[name]``.
     Every solver is called cold (``warm_start=False``): a warm start after a change of the
     problem data can return a stale "optimal" with some back-ends. A solver that raises, is
     not installed, or returns a non-optimal status is recorded as an :class:`Attempt` and the
@@ -34,7 +42,8 @@ def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS,
             continue
         start = time.perf_counter()
         try:
-            problem.solve(solver=name, warm_start=False, **solver_options.get(name, {}))
+            problem.solve(solver=name, warm_start=False,
+                          **{**SOLVER_OPTIONS.get(name, {}), **solver_options.get(name, {})})
             status = Status.from_cvxpy(problem.status)
             message = problem.status
         except (cp.error.SolverError, ValueError, ArithmeticError) as exc:

@@ -7,21 +7,23 @@ computed here from the returned primal and dual values, holds to ``rtol``. For t
 
     minimize f(x)  s.t.  c_i(x) ≤ 0 (``lhs <= rhs``: c = lhs − rhs),  h_j(x) = 0,
 
-with cvxpy's multipliers λ_i ≥ 0, ν_j (a ``Maximize(f)`` problem is ``minimize −f``), the
+with cvxpy's multipliers λ_i ≥ 0, ν_j (a ``Maximize(f)`` problem is ``minimize −f``; a variable
+declared ``nonneg=True`` has no returned multiplier, and gets the best one, μ = max(r, 0) of
+the stationarity residual r in its entries), the
 residuals are, each relative to the magnitude of its own terms (so that the same answer
 passes in any units):
 
 * primal: max(c_i, 0) and |h_j|, over the block's magnitude |c(x)| + |J_c|ᵀ|x|;
 * dual: max(−λ_i, 0), over the largest multiplier;
-* stationarity: ∇f + Σ J_iᵀλ_i + Σ J_jᵀν_j, over the largest of its terms;
+* stationarity: ∇f + Σ J_iᵀλ_i + Σ J_jᵀν_j, over the largest of its terms (the gradients of
+  the summands of f, which do not cancel as ∇f may, and the J_iᵀλ_i);
 * gap: the Lagrangian gap f − L(x, λ, ν) = −(Σ λ_iᵀc_i + Σ ν_jᵀh_j), over the magnitude of f
-  (|f(x)| + |∇f|ᵀ|x|) and of the products λ_i·|c_i|.
+  (|f_k(x)| + |∇f_k|ᵀ|x| summed over its summands f_k) and of the products λ_i·|c_i|.
 
 For a convex problem, zero residuals are the KKT conditions, hence optimality of x and of the
 multipliers; small ones bound how far the value is from the optimum. The gradients are cvxpy's
-(``Expression.grad``), so every atom must be differentiable at the answer: write nonnegative
-variables as explicit constraints (``x >= 0``; a ``nonneg=True`` attribute has no multiplier
-to check) and an ℓ1 ball over them as a sum.
+(``Expression.grad``), so every atom must be differentiable at the answer: write an ℓ1 ball over
+nonnegative variables as a sum.
 """
 from __future__ import annotations
 
@@ -94,16 +96,18 @@ def certified_solve(problem: cp.Problem, rtol: float = RTOL) -> Certificate:
 def kkt_certificate(problem: cp.Problem, solver: str = "") -> Certificate:
     """The relative KKT residuals of the values now held by ``problem`` (module doc)."""
     variables = problem.variables()
-    if any(v.attributes.get(a) for v in variables for a in ("nonneg", "nonpos", "pos", "neg")):
-        raise ValueError("write sign attributes of variables as constraints: they have no "
-                         "multiplier to check")
+    if any(v.attributes.get(a) for v in variables for a in ("nonpos", "pos", "neg")):
+        raise ValueError("write sign attributes of variables other than nonneg as constraints")
     x = {v.id: _flat(v.value) for v in variables}
     sign = 1.0 if isinstance(problem.objective, cp.Minimize) else -1.0
     f = problem.objective.expr
     grad_f = _jacobian(f, variables, sign)
     stationarity = [{v: J[:, 0] for v, J in grad_f.items()}]
-    primal, gap, dual = 0.0, 0.0, 0.0
-    gap_scale = abs(float(f.value)) + _magnitude(f, grad_f, x).max()
+    primal, gap, dual, gap_scale, largest_term = 0.0, 0.0, 0.0, 0.0, 0.0
+    for term in _terms(f):  # ∇f may vanish at the answer, the gradients of its terms do not
+        grad = _jacobian(term, variables, 1.0)
+        gap_scale += _magnitude(term, grad, x).max()
+        largest_term = max([largest_term] + [np.abs(J).max() for J in grad.values()])
     if any(c.dual_value is None for c in problem.constraints):
         return Certificate(solver, str(problem.status), *[np.inf] * 4)
     largest_multiplier = max([np.abs(_flat(c.dual_value)).max() for c in problem.constraints]
@@ -123,9 +127,20 @@ def kkt_certificate(problem: cp.Problem, solver: str = "") -> Certificate:
         stationarity.append({v: J @ multiplier for v, J in jacobian.items()})
         gap += float(multiplier @ value)
         gap_scale += float(np.abs(multiplier) @ np.abs(value))
-    residual = np.concatenate([sum((term[v.id] for term in stationarity if v.id in term),
-                                   np.zeros(v.size)) for v in variables])
-    largest_term = max(np.abs(g).max() for term in stationarity for g in term.values())
+    residual = {v.id: sum((term[v.id] for term in stationarity if v.id in term),
+                          np.zeros(v.size)) for v in variables}
+    for v in variables:
+        if v.attributes.get("nonneg"):  # x ≥ 0 has no returned multiplier: the best one, μ = r⁺
+            mu = np.maximum(residual[v.id], 0.0)
+            residual[v.id] = residual[v.id] - mu
+            stationarity.append({v.id: -mu})
+            gap -= float(mu @ x[v.id])
+            gap_scale += float(mu @ np.abs(x[v.id]))
+            primal = max(primal, np.maximum(-x[v.id], 0.0).max()
+                         / (np.abs(x[v.id]).max() + _TINY))
+    residual = np.concatenate(list(residual.values()))
+    largest_term = max([largest_term] + [np.abs(g).max() for term in stationarity[1:]
+                                         for g in term.values()])
     return Certificate(solver, str(problem.status), float(primal), float(dual),
                        float(np.abs(residual).max() / (largest_term + _TINY)),
                        abs(gap) / (gap_scale + _TINY))
@@ -149,6 +164,15 @@ def _jacobian(expr, variables, sign: float) -> dict:
         g = g.toarray() if hasattr(g, "toarray") else np.asarray(g, dtype=float)
         jacobian[v.id] = sign * g.reshape(v.size, -1)
     return jacobian
+
+
+def _terms(expr) -> list:
+    """The summands of ``expr`` (a sum, a difference or a negation, flattened)."""
+    if isinstance(expr, cp.atoms.affine.add_expr.AddExpression):
+        return [t for arg in expr.args for t in _terms(arg)]
+    if isinstance(expr, cp.atoms.affine.unary_operators.NegExpression):
+        return _terms(expr.args[0])
+    return [expr]
 
 
 def _magnitude(expr, jacobian: dict, x: dict) -> np.ndarray:

@@ -95,9 +95,24 @@ def test_a_solver_that_stops_early_is_not_a_reference(monkeypatch):
         certified_solve(problem)
 
 
-def test_sign_attributes_are_refused():
-    x = cp.Variable(3, nonneg=True)
-    problem = cp.Problem(cp.Minimize(cp.sum_squares(x - 1)))
+def test_a_nonneg_attribute_gets_the_best_multiplier():
+    """x ≥ 0 as an attribute (no multiplier returned) certifies as the explicit constraint."""
+    a = np.random.default_rng(5).normal(size=10)
+    exact, tau = simplex_projection(a)
+    x = cp.Variable(10, nonneg=True)
+    total = cp.sum(x) == 1
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(x - a)), [total])
+    x.value = exact
+    total.save_dual_value(2 * tau)
+    assert kkt_certificate(problem).worst <= 1e-14
+    x.value = np.full(10, 0.1)
+    total.save_dual_value(float(np.max(2 * (a - 0.1))))
+    assert kkt_certificate(problem).worst > 1e-3
+
+
+def test_other_sign_attributes_are_refused():
+    x = cp.Variable(3, nonpos=True)
+    problem = cp.Problem(cp.Minimize(cp.sum_squares(x + 1)))
     problem.solve(solver="CLARABEL")
     with pytest.raises(ValueError, match="constraints"):
         kkt_certificate(problem)
