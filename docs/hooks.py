@@ -8,6 +8,9 @@
   copied to the site, for download.
 * The benchmarks page is ``docs/benchmarks.md``, written by the benchmark scripts; until that
   file exists the page is a short generated stub.
+* The site loads nothing from the network: ``on_files`` adds MathJax (``tex-svg.js``, one
+  file with its fonts, from the pinned copy of the ``mathjax`` package of the docs extra) and
+  the style sheet of the code that Pygments highlighted during the build.
 """
 from __future__ import annotations
 
@@ -83,4 +86,19 @@ def on_files(files, config):
         files.append(File.generated(config, f"{FIGURES}/{name}", content=png))
     if files.get_file_from_path("benchmarks.md") is None:
         files.append(File.generated(config, "benchmarks.md", content=BENCHMARKS_STUB))
+    files.append(File.generated(config, "javascripts/tex-svg.js", abs_src_path=str(mathjax_script())))
+    files.append(File.generated(config, "css/pygments.css", content=pygments_css()))
     return files
+
+
+def mathjax_script() -> Path:
+    """MathJax 3 with its SVG output (the glyphs inside: no font file to load), from the pinned
+    copy of the docs extra (django-static-mathjax, imported as ``mathjax``)."""
+    import mathjax
+    return Path(mathjax.__file__).parent / "static" / "mathjax" / "es5" / "tex-svg.js"
+
+
+def pygments_css() -> str:
+    """The style of the code blocks that pymdownx.highlight marked up with Pygments."""
+    from pygments.formatters import HtmlFormatter
+    return HtmlFormatter(style="default").get_style_defs(".highlight")

@@ -1,6 +1,7 @@
 """The documentation site builds as `make docs` builds it — every warning an error — with the
-tutorial notebook executed during the build. (The notebook's run is checked in
+tutorial notebook executed during the build, and a site that reads offline. (The notebook's run is checked in
 tests/test_examples.py, the code blocks of the other pages run in tests/test_snippets.py.)"""
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,13 +23,45 @@ def test_docs_build_strict(tmp_path):
     # the tutorial page is the notebook, executed: its code, outputs, table and figures
     tutorial = (site / "tutorial" / "index.html").read_text()
     assert "certified_optimal after" in tutorial and "<th>iteration</th>" in tutorial
-    assert "show_landscape(0)" in tutorial and "%matplotlib" not in tutorial
+    assert "show_landscape(0)" in text(tutorial) and "%matplotlib" not in text(tutorial)
     for k in range(7):
         figure = f"figures/tutorial/figure-{k}.png"
         assert (site / figure).read_bytes()[:8] == PNG, figure
         assert f'src="../{figure}"' in tutorial
     assert (site / "tutorial.ipynb").read_bytes() == (ROOT / "docs" / "tutorial.ipynb").read_bytes()
-    assert "class ScanOracle:" in (site / "custom-oracle" / "index.html").read_text()
+    assert "class ScanOracle:" in text((site / "custom-oracle" / "index.html").read_text())
     engine = (site / "api" / "engine" / "index.html").read_text()
     assert 'id="sipkl.engine.ColumnGeneration"' in engine
     assert (site / "benchmarks" / "index.html").exists()
+    assert_reads_offline(site)
+
+
+def text(html: str) -> str:
+    """What a page shows, without its tags (Pygments marks up every token of the code)."""
+    return re.sub(r"<[^>]+>", "", html)
+
+
+#: a script, a style sheet or anything a page or a style sheet loads, from another host
+REMOTE = re.compile(r"""<script[^>]*\ssrc=["']?(?:https?:)?//|<link[^>]*\shref=["']?(?:https?:)?//"""
+                    r"""|url\(\s*["']?(?:https?:)?//|@import\s+["']?(?:https?:)?//""", re.I)
+
+
+def assert_reads_offline(site):
+    """No page or style sheet of the site loads a remote file, and the mathematics is typeset
+    by the site's own copy of MathJax."""
+    loaded = [f"{path.relative_to(site)}: {match.group(0)}"
+              for path in site.rglob("*") if path.suffix in (".html", ".css")
+              for match in REMOTE.finditer(path.read_text(errors="replace"))]
+    assert not loaded, loaded[:5]
+    page = (site / "algorithms" / "ikl" / "index.html").read_text()
+    assert 'class="arithmatex"' in page and 'src="../../javascripts/tex-svg.js"' in page
+    assert "MathJax" in (site / "javascripts" / "tex-svg.js").read_text()[:20000]
+
+
+def test_the_offline_check_sees_remote_files(tmp_path):
+    for html in ('<script src="https://unpkg.com/mathjax@3/es5/tex-mml-chtml.js"></script>',
+                 "<link rel='stylesheet' href='//cdnjs.cloudflare.com/x.css'>",
+                 '<style>@import "https://fonts.example/x.css";</style>'):
+        (tmp_path / "index.html").write_text(html)
+        with pytest.raises(AssertionError):
+            assert_reads_offline(tmp_path)
