@@ -15,7 +15,7 @@ STAMPS := setup.cfg pyproject.toml Makefile $(LOCK)
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet --upgrade pip setuptools wheel
 
 # One stamp per extra set, refreshed whenever the package metadata or the lock changes.
 $(VENV)/.installed: $(STAMPS) | $(PY)
