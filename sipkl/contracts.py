@@ -32,7 +32,7 @@ from .solvers.status import SOLVER_FAILURES, Attempt, SolverError, Status
 
 __all__ = ["Attempt", "Column", "ColumnSpace", "Master", "MasterSolution", "Oracle", "OracleResult",
            "PriceMatrix", "PricingProblem", "PricingRound", "RunStatus", "SOLVER_FAILURES",
-           "SUCCESS", "SolverError", "Status"]
+           "SUCCESS", "SolverError", "Stateful", "Status"]
 
 
 @dataclass(frozen=True)
@@ -170,7 +170,9 @@ class ColumnSpace(Protocol):
     columns themselves — index points — for a semi-infinite program),
     ``pricing_problems(price, regularizer)`` the pricing problems of a
     :attr:`MasterSolution.price`, one per family, and ``forget(columns)`` drops whatever is
-    cached for columns not in ``columns`` (after pruning).
+    cached for columns not in ``columns`` (after pruning). ``column_to_json(column)`` and
+    ``column_from_json(data)`` write a column into a checkpoint and read it back (a value
+    that ``json`` writes; :mod:`sipkl.checkpoint`).
     """
 
     families: list
@@ -181,6 +183,21 @@ class ColumnSpace(Protocol):
     def pricing_problems(self, price, regularizer=None) -> list[PricingProblem]: ...
 
     def forget(self, columns: Sequence[Column]) -> None: ...
+
+    def column_to_json(self, column: Column) -> object: ...
+
+    def column_from_json(self, data) -> Column: ...
+
+
+@runtime_checkable
+class Stateful(Protocol):
+    """A party of a run (master, oracle, drop rule) whose state carries from one round to the
+    next: a checkpoint keeps ``get_state()`` (a value that ``json`` writes) and a resumed run
+    hands it back to ``set_state``, so that it continues as the uninterrupted run would."""
+
+    def get_state(self) -> dict: ...
+
+    def set_state(self, state: dict) -> None: ...
 
 
 @runtime_checkable

@@ -24,12 +24,10 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 from scipy.optimize import OptimizeResult
 
+from .checkpoint import load_checkpoint, save_checkpoint
 from .contracts import (SOLVER_FAILURES, Attempt, Column, ColumnSpace, Master, MasterSolution,
-                        Oracle, OracleResult, PricingRound, RunStatus, Status)
-from .kernels.base import KernelFamily
-from .persistence import load_checkpoint, save_checkpoint
+                        Oracle, OracleResult, PricingRound, RunStatus, Stateful, Status)
 from .progress import IterationLog
-from .workspace import Workspace
 
 
 class CGResult(OptimizeResult):
@@ -94,8 +92,10 @@ class ColumnGeneration:
         (the Newton steps of :class:`~sipkl.oracles.IpoptOracle`), as
         :class:`~sipkl.masters.alignment.Shrinkage` does.
     checkpoint : path, optional
-        After each iteration the engine state (columns, weights, history, random state) is
-        written there atomically; ``run(..., resume=path)`` continues from it.
+        After each iteration the engine state (columns, weights, history, random state, and
+        the state of a master, oracle or drop rule that is :class:`~sipkl.contracts.Stateful`)
+        is written there atomically (:mod:`sipkl.checkpoint`); ``run(..., resume=path)``
+        continues from it as the uninterrupted run would.
     """
 
     def __init__(self, master: Master, oracle: Oracle, *, tol: float = 1e-4, atol: float = 0.0,
@@ -209,24 +209,24 @@ class ColumnGeneration:
                 f"{relative + absolute:.3g}")
 
     # -- the loop --------------------------------------------------------------------
-    def run(self, family: KernelFamily, X: np.ndarray, columns: Sequence[Column],
-            resume=None) -> CGResult:
-        """Run from the initial ``columns`` on training points ``X`` for ``family``, or from
-        the checkpoint file ``resume`` (then ``columns`` is ignored).
+    def run(self, family, X: np.ndarray, columns: Sequence[Column], resume=None) -> CGResult:
+        """Run from the initial ``columns`` on training points ``X`` for the kernel ``family``,
+        or from the checkpoint file ``resume`` (then ``columns`` is ignored).
 
         ``columns`` may be empty for a master whose class sets ``empty_start = True``: it
         solves the restricted problem over no column (FSAM's K₀ = εI, alignf), and the first
-        round prices the first column. Kernel learning is the column space
-        :class:`~sipkl.workspace.Workspace` of ``X`` and ``family`` (see :meth:`run_space`).
+        round prices the first column. Kernel learning is the column space that the family
+        makes of ``X`` (:meth:`~sipkl.kernels.base.KernelFamily.column_space`, a
+        :class:`~sipkl.workspace.Workspace`; see :meth:`run_space`).
         """
-        return self.run_space(Workspace(X, family), columns, resume)
+        return self.run_space(family.column_space(X), columns, resume)
 
     def run_space(self, space: ColumnSpace, columns: Sequence[Column], resume=None) -> CGResult:
         """Run column generation over the :class:`~sipkl.contracts.ColumnSpace` ``space``
         from the initial ``columns`` (or from the checkpoint ``resume``): each iteration
         solves the master (:meth:`_solve_master`), prices (:meth:`_price`) and records the
         round, adding its new columns (:meth:`_record_round`), until a stop rule fires."""
-        run = self._start(columns, resume)
+        run = self._start(space, columns, resume)
         progress = IterationLog(self.verbose, self.max_iter, run.first)
         try:
             for run.it in range(run.first, self.max_iter):
@@ -234,7 +234,7 @@ class ColumnGeneration:
                 if sol is None or sol.price is None:
                     break
                 pricing = self._price(run, space, sol)
-                if pricing is None or self._record_round(run, sol, pricing, progress):
+                if pricing is None or self._record_round(run, space, sol, pricing, progress):
                     break
         except KeyboardInterrupt:
             run.stop(RunStatus.INTERRUPTED, _MESSAGES[RunStatus.INTERRUPTED])
@@ -245,17 +245,20 @@ class ColumnGeneration:
                                f"{run.message}")
         return self._result(run, run.status, run.message)
 
-    def _start(self, columns, resume) -> "_Run":
+    def _start(self, space: ColumnSpace, columns, resume) -> "_Run":
         """The state of a new run, or of the run saved in the checkpoint ``resume``."""
         run = _Run(columns=[] if resume is not None else list(columns),
                    rng=np.random.default_rng(self.random_state), start=time.perf_counter())
         if resume is not None:
-            state = load_checkpoint(resume)
+            state = load_checkpoint(resume, space.column_from_json)
             run.columns, run.weights, run.history = (state["columns"], state["weights"],
                                                      state["history"])
             run.previous_objective, run.first = state["previous_objective"], state["iteration"]
             run.rng.bit_generator.state = state["rng_state"]
             run.start -= run.history["time"][-1] if run.history["time"] else 0.0
+            for role, party in self._stateful().items():
+                if role in state["states"]:
+                    party.set_state(state["states"][role])
         run.columns = list(dict.fromkeys(run.columns))
         run.it = run.first - 1
         if not run.columns and not getattr(self.master, "empty_start", False):
@@ -343,8 +346,13 @@ class ColumnGeneration:
         run.pricing_time = time.perf_counter() - t0
         return run.pricing
 
-    def _record_round(self, run: "_Run", sol: MasterSolution, pricing: OracleResult,
-                      progress: IterationLog) -> bool:
+    def _stateful(self) -> dict:
+        """The parties of the run whose state a checkpoint keeps, by role."""
+        parties = {"master": self.master, "oracle": self.oracle, "prune": self.prune}
+        return {role: p for role, p in parties.items() if isinstance(p, Stateful)}
+
+    def _record_round(self, run: "_Run", space: ColumnSpace, sol: MasterSolution,
+                      pricing: OracleResult, progress: IterationLog) -> bool:
         """Record the round, then stop (``True``) or add its new columns (``False``)."""
         best_price = float(pricing.scores[0]) if len(pricing.scores) else -np.inf
         new = [c for c, s in zip(pricing.columns, pricing.scores)
@@ -368,8 +376,9 @@ class ColumnGeneration:
         run.columns = run.columns + new
         run.weights = np.concatenate([run.weights, np.zeros(len(new))])
         if self.checkpoint is not None:
-            save_checkpoint(self.checkpoint, run.it + 1, run.columns, run.weights, run.history,
-                            run.previous_objective, run.rng)
+            save_checkpoint(self.checkpoint, space, run.it + 1, run.columns, run.weights,
+                            run.history, run.previous_objective, run.rng,
+                            {role: p.get_state() for role, p in self._stateful().items()})
         return False
 
     def _pruned(self, columns, sol: MasterSolution):

@@ -12,18 +12,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 
 import numpy as np
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
 from .contracts import Column
+from .documents import check_document, document, read_json, write_json_atomic
 from .expansion import KernelExpansion
 from .kernels import KernelFamily, LearnedKernel
+from . import checkpoint
+from .kernels.base import column_to_dict, family_to_dict, json_value  # noqa: F401 (re-export)
 from .registry import ESTIMATORS, FAMILIES
 
-VERSION = 1
 #: version of ``sipkl.model`` documents: 2 may carry a standardization (a reader of version 1
 #: would ignore it and predict on unscaled data, hence the new number); 1 is still read
 MODEL_VERSION = 2
@@ -35,36 +36,12 @@ RENAMED = {"FSAMAlignmentClassifier": "AlignmentKernelClassifier",
            "FSAMAlignmentRegressor": "AlignmentKernelRegressor"}
 
 
-def _encode(value):
-    if isinstance(value, KernelFamily):
-        return family_to_dict(value)
-    if isinstance(value, (list, tuple)):
-        return [_encode(v) for v in value]
-    if isinstance(value, (np.integer, np.floating)):
-        return value.item()
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    raise TypeError(f"cannot write {type(value).__name__} to JSON")
-
-
 def _decode(value):
     if isinstance(value, dict):
         return family_from_dict(value)
     if isinstance(value, list):
         return [_decode(v) for v in value]
     return value
-
-
-def family_to_dict(family: KernelFamily) -> dict:
-    """``{"type": class name, "params": constructor arguments}`` of a family."""
-    if not isinstance(family, KernelFamily):
-        raise TypeError(f"family must be a KernelFamily, got {type(family).__name__}")
-    try:
-        params = {name: _encode(value) for name, value in family.get_params().items()}
-    except TypeError as exc:
-        raise TypeError(f"{type(family).__name__} cannot be written to JSON ({exc}); "
-                        f"families holding matrices or functions are not serializable") from None
-    return {"type": type(family).__name__, "params": params}
 
 
 def family_from_dict(data: dict) -> KernelFamily:
@@ -84,15 +61,19 @@ def family_from_dict(data: dict) -> KernelFamily:
 
 
 def columns_to_list(columns) -> list:
-    return [{"family": family_to_dict(c.family), "theta": list(map(float, c.theta))}
-            for c in columns]
+    return [column_to_dict(c) for c in columns]
 
 
 def columns_from_list(items) -> list:
     if not isinstance(items, list):
         raise ValueError("columns must be a list")
-    return [Column.make(family_from_dict(item["family"]), _finite(item["theta"], "theta"))
-            for item in items]
+    return [column_from_dict(item) for item in items]
+
+
+def column_from_dict(item: dict) -> Column:
+    """Inverse of :func:`~sipkl.kernels.base.column_to_dict`: its family found through
+    :mod:`sipkl.registry`."""
+    return Column.make(family_from_dict(item["family"]), _finite(item["theta"], "theta"))
 
 
 def _finite(values, name) -> np.ndarray:
@@ -134,43 +115,6 @@ def _expansion_from_parts(data: dict, arrays, prefix: str) -> KernelExpansion:
     if points.ndim != 2 or coef.shape != (len(points),):
         raise ValueError("model arrays have inconsistent shapes")
     return KernelExpansion(kernel_from_json(data["kernel"]), points, coef, float(data["bias"]))
-
-
-def document(schema: str, version: int = VERSION, **content) -> dict:
-    return {"schema": schema, "version": version, **content}
-
-
-def check_document(data, schema: str, versions=(VERSION,)) -> dict:
-    """Validate the header of a loaded document (its version must be one of ``versions``)."""
-    if not isinstance(data, dict) or data.get("schema") != schema:
-        raise ValueError(f"not a {schema} document")
-    if data.get("version") not in versions:
-        readable = ", ".join(map(str, versions))
-        raise ValueError(f"unsupported {schema} version {data.get('version')!r} "
-                         f"(this sipkl reads version {readable}; a newer sipkl wrote it?)")
-    return data
-
-
-def write_json_atomic(path, data: dict) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename (never half-written)."""
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def read_json(path) -> dict:
-    with open(path) as f:
-        try:
-            return json.load(f)
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"{path} is not valid JSON: {exc}") from None
 
 
 def _split_pipeline(model):
@@ -215,7 +159,7 @@ def save_model(model, path, training_data: dict | None = None) -> None:
     params = {}
     for name, value in estimator.get_params(deep=False).items():
         try:
-            params[name] = _encode(value)
+            params[name] = json_value(value)
         except TypeError:
             params[name] = None  # not representable (callback, custom oracle): not saved
     classes = getattr(estimator, "classes_", None)
@@ -279,25 +223,8 @@ def _sha256(path) -> str:
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def save_checkpoint(path, iteration, columns, weights, history, previous_objective, rng):
-    """Write the state needed to continue a run at ``iteration`` (atomically)."""
-    write_json_atomic(path, document(
-        "sipkl.checkpoint", iteration=iteration, columns=columns_to_list(columns),
-        weights=[float(w) for w in weights], history=history,
-        previous_objective=previous_objective, rng_state=rng.bit_generator.state))
-
-
 def load_checkpoint(path) -> dict:
-    """Read a checkpoint written by :func:`save_checkpoint` (validated)."""
-    data = check_document(read_json(path), "sipkl.checkpoint")
-    try:
-        state = {"iteration": int(data["iteration"]), "columns": columns_from_list(data["columns"]),
-                 "weights": np.asarray(data["weights"], dtype=float),
-                 "history": {k: list(v) for k, v in data["history"].items()},
-                 "previous_objective": data["previous_objective"],
-                 "rng_state": data["rng_state"]}
-    except (KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(f"checkpoint {path} is incomplete or damaged: {exc!r}") from None
-    if len(state["weights"]) != len(state["columns"]) or not np.all(np.isfinite(state["weights"])):
-        raise ValueError(f"checkpoint {path}: weights do not match the columns")
-    return state
+    """Read an engine checkpoint of kernel learning without its run (to inspect or plot it):
+    its kernel columns are read back through :mod:`sipkl.registry`
+    (:func:`sipkl.checkpoint.load_checkpoint` with :func:`column_from_dict`)."""
+    return checkpoint.load_checkpoint(path, column_from_dict)

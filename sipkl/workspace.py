@@ -7,7 +7,7 @@ from functools import partial
 import numpy as np
 
 from .contracts import Column
-from .kernels.base import KernelFamily
+from .kernels.base import KernelFamily, column_to_dict, family_to_dict
 from .lazy_gram import LazyGram
 from .price import PriceMatrix
 from .threads import one_blas_thread
@@ -72,6 +72,19 @@ class Workspace:
         keep = set(keep)
         for column in [c for c in self._grams if c not in keep]:
             del self._grams[column]
+
+    def column_to_json(self, column: Column) -> dict:
+        """``column`` as checkpoints write it: its family's document and θ (as model files)."""
+        return column_to_dict(column)
+
+    def column_from_json(self, data: dict) -> Column:
+        """Inverse of :meth:`column_to_json`: the column of the run's family whose document
+        it names (a checkpoint resumes the run of the same family)."""
+        for family in self.families:
+            if family_to_dict(family) == data["family"]:
+                return Column.make(family, data["theta"])
+        raise ValueError(f"the checkpoint's column family {data['family']} is not one of this "
+                         f"run's families {self.families}")
 
     def pricing_problem(self, family: KernelFamily, price: PriceMatrix,
                         regularizer=None) -> "KernelPricingProblem":

@@ -388,6 +388,36 @@ def test_callback_receives_results_and_may_stop():
     assert seen[0].status == "running" and len(seen[0].points) == 2
 
 
+def test_a_run_resumed_from_its_checkpoint_is_the_uninterrupted_run(tmp_path):
+    """Stopped after five rounds and resumed from its checkpoint, a run with random starts
+    (the IPOPT oracle) and the exchange method's drop rule ends exactly where the run that
+    was never stopped ends: the same rounds, index points, multipliers and x, bit for bit."""
+    from sipkl.sip.problems import PROBLEMS
+    problem = PROBLEMS["ball_linear"]
+
+    def solve(**options):
+        return problem.build().solve(random_state=3, initial_points=problem.initial_points(),
+                                     **options)
+
+    def stop_after_five(intermediate):
+        if intermediate.nit == 5:
+            raise StopIteration
+
+    full = solve()
+    assert full.nit > 8
+    path = tmp_path / "sip.json"
+    stopped = solve(checkpoint=path, callback=stop_after_five)
+    assert stopped.status == "callback" and stopped.nit == 5
+    resumed = solve(resume=path)
+    assert (resumed.status, resumed.nit) == (full.status, full.nit)
+    assert resumed.objective == full.objective
+    for key in ("objective", "best_price", "n_columns", "gap"):
+        assert resumed.history[key] == full.history[key], key
+    for a, b in zip(resumed.points + resumed.multipliers + list(resumed.x.values()),
+                    full.points + full.multipliers + list(full.x.values())):
+        np.testing.assert_array_equal(a, b)
+
+
 # -- 6. bad input -----------------------------------------------------------------------
 x = cp.Variable(2)
 BOX = Box([-1.0], [1.0])

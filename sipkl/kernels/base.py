@@ -196,6 +196,12 @@ class KernelFamily:
             return values, (np.array([g for _, g in pairs]) if grad else None)
         return pricer
 
+    def column_space(self, X):
+        """The column space of kernel learning with this family on the points ``X``: a
+        :class:`~sipkl.workspace.Workspace` (what ``ColumnGeneration.run`` runs on)."""
+        from ..workspace import Workspace  # the workspace is built on this module
+        return Workspace(X, self)
+
     # -- candidate points ------------------------------------------------------------
     def grid(self, X, size: int, random_state=None) -> np.ndarray:
         """A default finite candidate list of about ``size`` parameters."""
@@ -608,3 +614,35 @@ def upper_from_row_blocks(m: int, blocks, k: int) -> tuple[list[np.ndarray], flo
         trace += np.trace(arrays[-1][:, rows])
         at += count
     return uppers, trace
+
+
+def family_to_dict(family: KernelFamily) -> dict:
+    """``{"type": class name, "params": constructor arguments}`` of a family: how files and
+    checkpoints name it (read back by :func:`sipkl.persistence.family_from_dict`)."""
+    if not isinstance(family, KernelFamily):
+        raise TypeError(f"family must be a KernelFamily, got {type(family).__name__}")
+    try:
+        params = {name: json_value(value) for name, value in family.get_params().items()}
+    except TypeError as exc:
+        raise TypeError(f"{type(family).__name__} cannot be written to JSON ({exc}); "
+                        f"families holding matrices or functions are not serializable") from None
+    return {"type": type(family).__name__, "params": params}
+
+
+def column_to_dict(column) -> dict:
+    """A kernel column as files and checkpoints write it: its family's document and θ."""
+    return {"family": family_to_dict(column.family), "theta": list(map(float, column.theta))}
+
+
+def json_value(value):
+    """``value`` (a family, numbers, strings, lists of them) as ``json`` writes it; a
+    ``TypeError`` for anything else."""
+    if isinstance(value, KernelFamily):
+        return family_to_dict(value)
+    if isinstance(value, (list, tuple)):
+        return [json_value(v) for v in value]
+    if isinstance(value, (np.integer, np.floating)):
+        return value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"cannot write {type(value).__name__} to JSON")

@@ -43,7 +43,8 @@ class DropAfterIncrease:
     :class:`~sipkl.sip.master.DiscretizedMaster`): the same rule when f is multiplied by
     any constant. Otherwise every point is kept for this round (Kelley's cutting planes).
 
-    One rule object serves one run (it remembers the value of its last drop).
+    One rule object serves one run (it remembers the value of its last drop, which a
+    checkpoint keeps).
     """
 
     def __init__(self, sense: int = 1, rtol: float = DROP_RTOL):
@@ -53,6 +54,13 @@ class DropAfterIncrease:
             raise ValueError(f"rtol must be a finite number > 0, got {rtol!r}")
         self.sense, self.rtol = sense, rtol
         self.last = None  # the master's value at the last drop
+
+    def get_state(self) -> dict:
+        """The value of the last drop (:class:`~sipkl.contracts.Stateful`)."""
+        return {"last": self.last}
+
+    def set_state(self, state: dict) -> None:
+        self.last = state["last"]
 
     def __call__(self, solution: MasterSolution) -> bool:
         value = self.sense * solution.objective

@@ -73,6 +73,15 @@ class DiscretizedMaster:
         """Forget the scales of the previous solve: the next solve starts a new run."""
         self._objective_scale, self._scales = None, None
 
+    def get_state(self) -> dict:
+        """The scales the next solve divides by (:class:`~sipkl.contracts.Stateful`)."""
+        return {"objective_scale": self._objective_scale,
+                "scales": None if self._scales is None else self._scales.tolist()}
+
+    def set_state(self, state: dict) -> None:
+        self._objective_scale = state["objective_scale"]
+        self._scales = None if state["scales"] is None else np.array(state["scales"])
+
     def groups(self, columns: Sequence[Column]) -> list[np.ndarray]:
         """The positions, in ``columns``, of each constraint's index points."""
         owners = np.array([self._owner[id(c.family)] for c in columns], dtype=int)

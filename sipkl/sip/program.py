@@ -106,7 +106,8 @@ class SemiInfiniteProgram:
     def solve(self, oracle=None, *, tol: float = 1e-6, atol: float = 0.0, max_iter: int = 100,
               time_limit: float = None, lipschitz=None, initial_points=None, n_price=None,
               prune="increase", random_state=None, verbose: int = 0, callback=None,
-              solvers: Sequence[str] = DEFAULT_SOLVERS) -> SIPResult:
+              solvers: Sequence[str] = DEFAULT_SOLVERS, checkpoint=None,
+              resume=None) -> SIPResult:
         """Solve by column generation (the exchange method) on
         :class:`~sipkl.engine.ColumnGeneration`.
 
@@ -154,6 +155,10 @@ class SemiInfiniteProgram:
             raise ``StopIteration`` to stop.
         solvers : sequence of str
             cvxpy solvers for the master, tried in order.
+        checkpoint, resume : path, optional
+            Write the run's state there after each iteration / continue the run saved there
+            (as for :class:`~sipkl.engine.ColumnGeneration`): the same problem solved with the
+            same options from ``resume`` gives the uninterrupted run's result.
         """
         if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol >= 0):
             raise ValueError(f"tol must be a finite number ≥ 0, got {tol!r}")
@@ -173,8 +178,9 @@ class SemiInfiniteProgram:
             self.master, self._oracle(oracle, constants), tol=tol, atol=atol,
             max_iter=max_iter, time_limit=time_limit, n_price=n_price, prune=prune,
             callback=None if callback is None else (lambda cg: callback(self._result(cg))),
-            verbose=verbose, random_state=random_state)
-        return self._result(engine.run_space(space, self._initial_columns(initial_points)))
+            verbose=verbose, random_state=random_state, checkpoint=checkpoint)
+        return self._result(engine.run_space(space, self._initial_columns(initial_points),
+                                             resume))
 
     def discretize(self, n_points: int = 101) -> list[Column]:
         """The index points of the fixed grid: ``n_points`` per coordinate of each box (the

@@ -122,6 +122,19 @@ class IndexPointSpace:
     def forget(self, columns) -> None:
         pass
 
+    def column_to_json(self, column: Column) -> dict:
+        """An index point as checkpoints write it: its constraint's name and t."""
+        j = next(j for j, T in enumerate(self.families) if T is column.family)
+        return {"constraint": self.constraints[j].name, "t": list(map(float, column.theta))}
+
+    def column_from_json(self, data: dict) -> Column:
+        """Inverse of :meth:`column_to_json` (the constraint found by its name)."""
+        for constraint in self.constraints:
+            if constraint.name == data["constraint"]:
+                return Column.make(constraint.T, data["t"])
+        raise ValueError(f"the checkpoint's constraint {data['constraint']!r} is not one of "
+                         f"{[c.name for c in self.constraints]}")
+
 
 def _constant(lipschitz, constraint: SemiInfiniteConstraint, x) -> Optional[float]:
     """The stated Lipschitz constant at ``x`` (a number, or ``lipschitz(x)``), checked."""
