@@ -3,6 +3,7 @@
 A restricted master hands a price matrix W to a pricing oracle, which searches a
 continuously parameterized kernel family for the column maximizing <W, K(θ)>.
 """
+from .config import config_context, get_config, set_config
 from .contracts import Column, MasterSolution, OracleResult, PricingRound
 from .engine import CGResult, ColumnGeneration
 from .estimators import (AlignmentKernelClassifier, AlignmentKernelRegressor, GreedyKernelRidge,
@@ -21,4 +22,5 @@ __all__ = ["CGResult", "ColumnGeneration", "Column", "MasterSolution", "OracleRe
            "GaussianARD", "Dirichlet", "Polynomial", "Laplacian", "Precomputed", "KernelUnion",
            "LinearPerFeature", "LearnedKernel", "IKLClassifier", "AlignmentKernelClassifier",
            "AlignmentKernelRegressor", "GreedyKernelRidge", "GreedyKernelRidgeClassifier",
-           "PairwiseAlignmentClassifier", "NonlinearKernelRidge", "make_family", "make_oracle"]
+           "PairwiseAlignmentClassifier", "NonlinearKernelRidge", "make_family", "make_oracle",
+           "config_context", "get_config", "set_config"]

@@ -17,10 +17,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg.blas import daxpy
 
+from .config import budget
 from .kernels.base import KernelFamily, row_blocks
-
-#: elements of one block of rows of a lazy Gram matrix (2²² doubles: 32 MB)
-BLOCK_ELEMENTS = 2 ** 22
 
 
 class LazyGram:
@@ -40,8 +38,8 @@ class LazyGram:
 
     def blocks(self, Y: np.ndarray):
         """``(rows, K(θ; X[rows], Y))`` for consecutive slices ``rows`` of the points, each
-        block of about :data:`BLOCK_ELEMENTS` entries."""
-        for rows in row_blocks(len(self.X), len(Y), BLOCK_ELEMENTS):
+        block of about ``lazy_block_elements`` entries (a budget of :mod:`sipkl.config`)."""
+        for rows in row_blocks(len(self.X), len(Y), budget("lazy_block_elements")):
             yield rows, self.family.gram_from(self.family.geometry(self.X[rows], Y), self.theta)
 
     def restricted(self, index) -> "LazyGram":

@@ -6,15 +6,12 @@ from functools import partial
 
 import numpy as np
 
+from .config import budget
 from .contracts import Column
 from .kernels.base import KernelFamily, column_to_dict, family_to_dict
 from .lazy_gram import LazyGram
 from .price import PriceMatrix
 from .threads import one_blas_thread
-
-#: a column's Gram matrix (n × n, float64) is cached while it takes at most this many bytes
-#: (n ≤ 5792); larger ones are :class:`~sipkl.lazy_gram.LazyGram`
-GRAM_CACHE_BYTES = 2 ** 28
 
 
 class Workspace:
@@ -25,7 +22,8 @@ class Workspace:
     family has one pricing problem per round.
 
     Memory: an n × n Gram matrix takes 8n² bytes per column. When that is more than
-    ``max_gram_bytes`` (default :data:`GRAM_CACHE_BYTES`, 256 MiB: n > 5792) the workspace is
+    ``max_gram_bytes`` (default: the budget ``gram_cache_bytes`` of :mod:`sipkl.config`,
+    256 MiB: n > 5792) the workspace is
     *lazy*: the columns are :class:`~sipkl.lazy_gram.LazyGram` (computed when read, in blocks
     of rows) and no n × n geometry is built; the pricing problems use the geometry of the
     support of W only. A run then holds one n × n matrix, the master's K(d), whatever its
@@ -35,10 +33,10 @@ class Workspace:
     def __init__(self, X: np.ndarray, family: KernelFamily = None, max_gram_bytes=None):
         self.X = X
         self.families = [] if family is None else family.members(X.shape[1])
-        budget = GRAM_CACHE_BYTES if max_gram_bytes is None else max_gram_bytes
-        if not (np.isscalar(budget) and budget >= 0):
-            raise ValueError(f"max_gram_bytes must be a non-negative number, got {budget!r}")
-        self.lazy = 8 * len(X) ** 2 > budget
+        limit = budget("gram_cache_bytes") if max_gram_bytes is None else max_gram_bytes
+        if not (np.isscalar(limit) and limit >= 0):
+            raise ValueError(f"max_gram_bytes must be a non-negative number, got {limit!r}")
+        self.lazy = 8 * len(X) ** 2 > limit
         self._geometry: dict[KernelFamily, object] = {}
         self._grams: dict[Column, object] = {}
 

@@ -1,6 +1,7 @@
 """The documentation site builds as `make docs` builds it — every warning an error — with the
-tutorial notebook executed during the build, and a site that reads offline. (The notebook's run is checked in
-tests/test_examples.py, the code blocks of the other pages run in tests/test_snippets.py.)"""
+tutorial notebook executed during the build, and a site that reads offline. (The notebook's run
+is checked in tests/test_examples.py, the code blocks of the other pages run in
+tests/test_snippets.py.)"""
 import re
 import subprocess
 import sys
@@ -42,7 +43,8 @@ def text(html: str) -> str:
 
 
 #: a script, a style sheet or anything a page or a style sheet loads, from another host
-REMOTE = re.compile(r"""<script[^>]*\ssrc=["']?(?:https?:)?//|<link[^>]*\shref=["']?(?:https?:)?//"""
+REMOTE = re.compile(r"""<script[^>]*\ssrc=["']?(?:https?:)?//"""
+                    r"""|<link[^>]*\shref=["']?(?:https?:)?//"""
                     r"""|url\(\s*["']?(?:https?:)?//|@import\s+["']?(?:https?:)?//""", re.I)
 
 

@@ -101,8 +101,8 @@ def test_batch_pricer_equals_price_and_grad(family, X):
 
 
 @pytest.mark.parametrize("family", [GaussianIso(), GaussianARD()])
-def test_pair_prices_chunked(family, X, monkeypatch):
-    monkeypatch.setattr(PairExponential, "CHUNK_ELEMENTS", 20)  # 2 pairs a block for 7 θ
+def test_pair_prices_chunked(family, X, budgets):
+    budgets(pricing_chunk_elements=20)  # 2 pairs a block for 7 θ
     geom, W = family.geometry(X), _symmetric(N)
     thetas = family.starting_points(X, 7, 3)
     expected = [np.sum(W * family.gram_from(geom, t)) for t in thetas]
@@ -113,7 +113,7 @@ def test_pair_prices_chunked(family, X, monkeypatch):
 
 
 @pytest.mark.parametrize("chunk", [20, 2 ** 16])
-def test_ard_point_pairs_beyond_the_pair_bound(X, monkeypatch, chunk):
+def test_ard_point_pairs_beyond_the_pair_bound(X, budgets, chunk):
     """Above the size bound on the pair matrix, GaussianARD forms the squared differences
     block by block (blocks of 2 pairs crossing the rows, or all pairs in one block): prices
     against the sum over the Gram matrix, gradients and Hessians against the stored pairs."""
@@ -121,8 +121,8 @@ def test_ard_point_pairs_beyond_the_pair_bound(X, monkeypatch, chunk):
     geom = family.geometry(X)
     thetas = family.starting_points(X, 7, 3)
     stored = family.batch_pricer(geom, W)
-    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 10)
-    monkeypatch.setattr(PairExponential, "CHUNK_ELEMENTS", chunk)
+    budgets(pair_elements=10)
+    budgets(pricing_chunk_elements=chunk)
     pricer = family.batch_pricer(geom, W)
     assert isinstance(pricer, PointPairExponential) and not hasattr(pricer, "deltas")
     expected = [np.sum(W * family.gram_from(geom, t)) for t in thetas]
@@ -137,7 +137,7 @@ def test_ard_point_pairs_beyond_the_pair_bound(X, monkeypatch, chunk):
 
 
 @pytest.mark.parametrize("through_points", [True, False])
-def test_ard_prices_through_the_points(X, monkeypatch, through_points):
+def test_ard_prices_through_the_points(X, budgets, through_points):
     """Few scales at a time are priced through products of the points (the others through
     the pairs): values, gradients and curvatures against the stored pairs, in data far from
     the origin (the points are centred first) and in blocks of 2 rows."""
@@ -146,9 +146,9 @@ def test_ard_prices_through_the_points(X, monkeypatch, through_points):
     geom = family.geometry(Xf)
     thetas = family.starting_points(Xf, 7, 3)
     stored = family.batch_pricer(geom, W)
-    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 10)
-    monkeypatch.setattr(PointExponential, "POINT_THETAS", 7 if through_points else 6)
-    monkeypatch.setattr(PairExponential, "CHUNK_ELEMENTS", 2 * N)
+    budgets(pair_elements=10)
+    budgets(point_thetas=7 if through_points else 6)
+    budgets(pricing_chunk_elements=2 * N)
     pricer = family.batch_pricer(geom, W)
     assert isinstance(pricer, PointExponential)
     for got, want in zip(pricer(thetas, curvature=True), stored(thetas, curvature=True)):
@@ -159,7 +159,7 @@ def test_ard_prices_through_the_points(X, monkeypatch, through_points):
 
 
 @pytest.mark.parametrize("pair_elements", [2 ** 24, 10], ids=["stored", "points"])
-def test_ard_prices_over_the_varying_dimensions(monkeypatch, pair_elements):
+def test_ard_prices_over_the_varying_dimensions(budgets, pair_elements):
     """Dimensions constant on the points (0 and 3.5 here) are left out of the pricer's
     products: values, gradients (0 along them), curvatures and Hessians on coordinates of
     both kinds equal those of the pairs over all dimensions, through the batch pricer and
@@ -171,7 +171,7 @@ def test_ard_prices_over_the_varying_dimensions(monkeypatch, pair_elements):
     everything = PairExponential.from_upper((X[i] - X[j]) ** 2, W)
     thetas = rng.uniform(0.1, 1.0, (3, 6))
     coords = np.array([0, 1, 4, 5])
-    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", pair_elements)
+    budgets(pair_elements=pair_elements)
     for pricer in (family.batch_pricer(family.geometry(X), W),
                    family.support_pricer(X, lambda rows: W[rows])):
         assert isinstance(pricer, VaryingCoordinates)
@@ -186,10 +186,10 @@ def test_ard_prices_over_the_varying_dimensions(monkeypatch, pair_elements):
                                    atol=1e-12)
 
 
-def test_ard_prices_points_that_are_all_equal(monkeypatch):
+def test_ard_prices_points_that_are_all_equal(budgets):
     """No dimension varies: K = 11ᵀ at every θ, price 1ᵀW1, gradient 0 (any pricer)."""
     X, W = np.ones((N, 3)), _symmetric(N)
-    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 0)
+    budgets(pair_elements=0)
     family, thetas = GaussianARD(), np.full((2, 3), 0.5)
     for pricer in (family.batch_pricer(family.geometry(X), W),
                    family.support_pricer(X, lambda rows: W[rows])):
@@ -199,7 +199,7 @@ def test_ard_prices_points_that_are_all_equal(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_ard_prices_through_the_points_where_k_is_the_identity(monkeypatch, seed):
+def test_ard_prices_through_the_points_where_k_is_the_identity(budgets, seed):
     """Scales far beyond those where K ≈ I, with a repeated point (K = 1 on that pair, 0 on
     the others): in single precision the exponents' round-off (about ε·a_i) would make K of
     the repeated pair anything in [0, 1] (the price 100 % off here); the prices are those
@@ -211,7 +211,7 @@ def test_ard_prices_through_the_points_where_k_is_the_identity(monkeypatch, seed
     geom = family.geometry(Xd)
     thetas = 1e6 * rng.uniform(0.5, 2.0, (5, 20))
     stored = family.batch_pricer(geom, W)
-    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 10)
+    budgets(pair_elements=10)
     pricer = family.batch_pricer(geom, W)
     for dtype in (np.float32, np.float64):
         got = pricer(thetas, dtype=dtype)[0]
@@ -219,7 +219,7 @@ def test_ard_prices_through_the_points_where_k_is_the_identity(monkeypatch, seed
     np.testing.assert_allclose(stored(thetas)[0], np.trace(W) + 2 * W[0, N], rtol=1e-12)
 
 
-def test_ard_prices_each_scale_in_the_precision_it_needs(X, monkeypatch):
+def test_ard_prices_each_scale_in_the_precision_it_needs(X, monkeypatch, budgets):
     """In one single-precision call, the scales whose exponents' round-off is within the
     bound are priced in single precision, those far beyond K ≈ I in double precision, all
     through the points; θ's beyond even double precision's bound, through the pairs."""
@@ -229,7 +229,7 @@ def test_ard_prices_each_scale_in_the_precision_it_needs(X, monkeypatch):
     far = 1e6 * np.ones((2, D))
     thetas = np.vstack([far[:1], near, far[1:]])
     stored = family.batch_pricer(geom, W)
-    monkeypatch.setattr(gaussian, "_PAIR_ELEMENTS", 10)
+    budgets(pair_elements=10)
     pricer = family.batch_pricer(geom, W)
     precisions, pairs = [], []
     through_points, through_pairs = pricer._through_points, PointPairExponential.__call__
@@ -499,12 +499,11 @@ def test_upper_triangle_is_in_the_order_of_triu_indices(n):
 
 
 @pytest.mark.parametrize("units", [1.0, 1e3])
-def test_squared_distances_in_blocks_of_rows_are_the_pairwise_differences(monkeypatch, units):
+def test_squared_distances_in_blocks_of_rows_are_the_pairwise_differences(budgets, units):
     """Squared distances and the Gaussian Gram matrix, formed in blocks of 2 rows, against
     the differences of the points; symmetric to the bit, with an exact diagonal, on one set
     of points; the same in other units (the points ·10³, the Gaussian's scale /10⁶)."""
-    import sipkl.kernels.base
-    monkeypatch.setattr(sipkl.kernels.base, "CACHE_BLOCK_ELEMENTS", 20)  # blocks of 2 rows
+    budgets(cache_block_elements=20)  # blocks of 2 rows
     rng = np.random.default_rng(3)
     X, Y = units * rng.normal(size=(9, 4)), units * rng.normal(size=(7, 4))
     for A, B in ((X, Y), (X, X)):

@@ -41,7 +41,7 @@ def test_solvers_from_the_root_is_sipkl_solvers(first, second):
 LAYERS = {
     "back-ends": ("sipkl.solvers",),
     "contracts": ("sipkl.contracts", "sipkl.run_status", "sipkl.price", "sipkl.progress",
-                  "sipkl.documents", "sipkl.threads"),
+                  "sipkl.documents", "sipkl.threads", "sipkl.config"),
     "engine": ("sipkl.engine", "sipkl.checkpoint"),
     "kernels": ("sipkl.kernels", "sipkl.lazy_gram", "sipkl.packed_gram", "sipkl.expansion",
                 "sipkl.workspace"),

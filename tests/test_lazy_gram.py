@@ -27,9 +27,9 @@ def scales_of(family, theta, p=5):
 
 
 @pytest.fixture
-def small_blocks(monkeypatch):
+def small_blocks(budgets):
     """Blocks of a few rows, so that every lazy product spans several blocks."""
-    monkeypatch.setattr(sipkl.lazy_gram, "BLOCK_ELEMENTS", 7 * 40)
+    budgets(lazy_block_elements=7 * 40)
 
 
 @pytest.mark.parametrize("family, theta", COLUMNS)
@@ -117,9 +117,9 @@ def fit_lazy_and_cached(monkeypatch, X, y, **params):
         original(self, *args, **kwargs)
         spaces.append(self)
 
-    monkeypatch.setattr(sipkl.workspace, "GRAM_CACHE_BYTES", 0)
     monkeypatch.setattr(sipkl.workspace.Workspace, "__init__", recording)
-    lazy = IKLClassifier(C=1.0, random_state=0, max_iter=8, **params).fit(X, y)
+    with sipkl.config_context(gram_cache_bytes=0):
+        lazy = IKLClassifier(C=1.0, random_state=0, max_iter=8, **params).fit(X, y)
     (space,) = spaces
     return cached, lazy, space
 
@@ -171,17 +171,15 @@ def test_ikl_run_with_ipopt_is_the_same_without_cached_grams(monkeypatch):
 @pytest.mark.parametrize("family, pair_elements", [
     (GaussianIso(), None), (GaussianSeparate().members(5)[2], None), (GaussianARD(), None),
     (GaussianARD(), 10)])
-def test_support_pricer_in_row_blocks_is_the_brute_force_price(monkeypatch, family,
+def test_support_pricer_in_row_blocks_is_the_brute_force_price(budgets, family,
                                                               pair_elements):
     """The pricer of a lazy workspace (pairs built in blocks of 3 rows for the isotropic
     Gaussians; for GaussianARD beyond its bound on the pair matrix, the weights in blocks of
     3 rows and the squared differences at each evaluation) against <W, K(θ)> summed over the
     full matrices, and its gradient against central differences."""
-    import sipkl.kernels.base
-    import sipkl.kernels.gaussian
-    monkeypatch.setattr(sipkl.kernels.base, "ROW_BLOCK_ELEMENTS", 3 * 25)
+    budgets(row_block_elements=3 * 25)
     if pair_elements is not None:
-        monkeypatch.setattr(sipkl.kernels.gaussian, "_PAIR_ELEMENTS", pair_elements)
+        budgets(pair_elements=pair_elements)
     X, y = chessboard(25, seed=4)
     w = np.where(np.arange(25) % 4 == 1, 0.0, y * np.linspace(0.1, 1.0, 25))
     price = PriceMatrix.rank_one(w, 0.5)

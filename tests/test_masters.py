@@ -404,7 +404,8 @@ def test_newton_master_backtracks_only_to_what_its_stop_resolves(monkeypatch):
 
 
 @pytest.mark.parametrize("units", [1.0, 1e3])
-def test_newton_steps_stalled_at_a_small_gap_are_optimal_without_the_qcqp(monkeypatch, units):
+def test_newton_steps_stalled_at_a_small_gap_are_optimal_without_the_qcqp(monkeypatch, units,
+                                                                          budgets):
     """Asked for a gap of 10⁻¹⁰·|J|, beyond what libsvm resolves, the Newton steps on
     libsvm's SVMs (the exact active-set solves turned off: with them J is exact and the
     steps reach that gap) stall (the line search fails also at the tightened SVM
@@ -424,7 +425,7 @@ def test_newton_steps_stalled_at_a_small_gap_are_optimal_without_the_qcqp(monkey
     assert "no QCQP fallback" in sol.attempts[-1].message
     scale = max(abs(sol.objective), abs(sol.threshold))
     assert 1e-10 * scale < sol.gap <= hinge.STALLED_GAP_RTOL * scale
-    monkeypatch.setattr(hinge, "QCQP_FALLBACK_MAX_N", 10)  # above it, the same answer
+    budgets(qcqp_fallback_max_n=10)  # above it, the same answer
     assert HingeMKLNewton(y, 10.0, gap_tol=1e-10).solve(grams).status.value == "optimal"
     ref = real_qcqp(HingeMKLQCQP(y, 10.0), grams)
     assert ref.status.value == "optimal"

@@ -294,14 +294,13 @@ def test_pair_hessians_equal_finite_differences_of_the_gradient(shrinkage):
 
 @pytest.mark.parametrize("shrinkage", [None, 0.7])
 @pytest.mark.parametrize("pair_elements", [2 ** 24, 0], ids=["stored", "formed"])
-def test_pair_curvatures_equal_finite_differences_of_the_gradient(monkeypatch, pair_elements,
+def test_pair_curvatures_equal_finite_differences_of_the_gradient(budgets, pair_elements,
                                                                   shrinkage):
     """The curvatures (Hessian diagonals) of ``curvature_batch``, with Δ stored or formed
     block by block at each evaluation, against central differences of the gradient; its
     values and gradients are those of ``values_and_grads``; with the shrinkage regularizer,
     those of the regularized price."""
-    import sipkl.kernels.gaussian
-    monkeypatch.setattr(sipkl.kernels.gaussian, "_PAIR_ELEMENTS", pair_elements)
+    budgets(pair_elements=pair_elements)
     rng = np.random.default_rng(6)
     X = rng.normal(size=(30, 4))
     W = PriceMatrix(factor=rng.normal(size=(30, 2)), signs=[1.0, -1.0])

@@ -3,7 +3,6 @@ on them against the same master on the full matrices."""
 import numpy as np
 import pytest
 
-import sipkl.masters.hinge
 from sipkl import GaussianARD
 from sipkl.contracts import Column
 from sipkl.masters.hinge import HingeMKLNewton
@@ -56,7 +55,7 @@ def test_a_matrix_with_a_non_finite_entry_is_not_packed():
 
 
 @pytest.mark.parametrize("C", [1.0, 100.0])
-def test_newton_master_on_packed_grams_is_the_unpacked_solution(monkeypatch, C):
+def test_newton_master_on_packed_grams_is_the_unpacked_solution(budgets, C):
     """Two rounds of columns (the second solve packs only the new ones, from a warm start):
     the same solutions as the master that reads the full matrices (the budget set to 0)."""
     X, y = chessboard(80, seed=2)
@@ -73,7 +72,7 @@ def test_newton_master_on_packed_grams_is_the_unpacked_solution(monkeypatch, C):
 
     packed_master, *packed = two_rounds()
     assert isinstance(packed_master._packed, PackedGrams)  # the packed sweeps did run
-    monkeypatch.setattr(sipkl.masters.hinge, "PACKED_GRAM_BYTES", 0)
+    budgets(packed_gram_bytes=0)
     full_master, *full = two_rounds()
     assert full_master._packed is None
     for a, b in zip(packed, full):

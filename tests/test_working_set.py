@@ -2,8 +2,6 @@
 import numpy as np
 import pytest
 
-import sipkl.masters.hinge
-import sipkl.masters.working_set
 from sipkl import GaussianARD
 from sipkl.contracts import Column
 from sipkl.lazy_gram import LazyGram
@@ -26,9 +24,9 @@ def float32_slack(K, alpha):
 
 
 @pytest.fixture
-def small_start(monkeypatch):
+def small_start(budgets):
     """First working sets of 15 points per class, so that the set grows over rounds."""
-    monkeypatch.setattr(sipkl.masters.working_set, "WORKING_SET_START", 15)
+    budgets(working_set_start=15)
 
 
 def test_first_working_set_takes_both_classes_evenly():
@@ -87,11 +85,11 @@ def test_working_set_svm_is_the_same_run_in_other_units(small_start):
 
 
 @pytest.mark.parametrize("master", [HingeMKLNewton, HingeMKLLpNorm])
-def test_hinge_master_on_a_working_set_is_the_cached_solution(small_start, monkeypatch,
+def test_hinge_master_on_a_working_set_is_the_cached_solution(small_start, budgets,
                                                               master):
     """The Newton and ℓp-norm masters on lazy Gram matrices, their SVMs on working sets,
     against the same masters on cached ones (libsvm on all points)."""
-    monkeypatch.setattr(sipkl.masters.hinge, "WORKING_SET_MIN_N", 0)
+    budgets(working_set_min_n=0)
     X, y = chessboard(300, seed=1)
     columns = [Column.make(GaussianARD(), t) for t in THETAS + ([0, 4, 0, 1, 0],)]
     cached, lazy = [master(y, 1.0).solve(Workspace(X, GaussianARD(), max_gram_bytes=budget)

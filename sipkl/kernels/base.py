@@ -14,34 +14,29 @@ from typing import Callable
 
 import numpy as np
 
-
-#: elements of one temporary block of rows (2²⁰ doubles: 8 MB)
-ROW_BLOCK_ELEMENTS = 2 ** 20
+from ..config import budget
 
 
 def row_blocks(n_rows: int, row_length: int, elements: int = None) -> list[slice]:
-    """Consecutive slices of ``range(n_rows)``, each of about ``elements`` (default
-    :data:`ROW_BLOCK_ELEMENTS`) / ``row_length`` rows."""
-    elements = ROW_BLOCK_ELEMENTS if elements is None else elements
+    """Consecutive slices of ``range(n_rows)``, each of about ``elements`` (default: the
+    budget ``row_block_elements``, :mod:`sipkl.config`) / ``row_length`` rows."""
+    elements = budget("row_block_elements") if elements is None else elements
     step = max(1, elements // max(1, row_length))
     return [slice(start, start + step) for start in range(0, n_rows, step)]
-
-
-#: elements of one block of a pass over pairwise distances that should stay in the core's
-#: cache (2¹⁵ doubles: 256 kB)
-CACHE_BLOCK_ELEMENTS = 2 ** 15
 
 
 def _pairwise(X: np.ndarray, Y: np.ndarray, gaussian: bool) -> np.ndarray:
     """‖x_i − y_j‖² = (‖x_i‖² + ‖y_j‖²) − 2⟨x_i, y_j⟩ through one matrix product, clipped at
     0 against round-off, or with ``gaussian`` exp(−‖x_i − y_j‖²); the rest is done in the
-    product's buffer in blocks of rows that stay in cache, one pass each (the sum of the
+    product's buffer in blocks of rows that stay in cache (the budget
+    ``cache_block_elements``), one pass each (the sum of the
     norms is formed before the product is subtracted, so the result is symmetric when the
     product is); the diagonal is exact (distance 0) when ``Y is X``."""
     a, b = (X * X).sum(1), (Y * Y).sum(1)
     out = X @ Y.T
-    buffer = np.empty(max(CACHE_BLOCK_ELEMENTS, len(b)))
-    for rows in row_blocks(len(a), len(b), CACHE_BLOCK_ELEMENTS):
+    elements = budget("cache_block_elements")
+    buffer = np.empty(max(elements, len(b)))
+    for rows in row_blocks(len(a), len(b), elements):
         block = out[rows]
         norms = buffer[:block.size].reshape(block.shape)
         np.add(a[rows, None], b[None, :], out=norms)
@@ -294,13 +289,6 @@ class PairExponential:
     as fast; relative error ~10⁻⁷ per term) and the sums over blocks double precision.
     """
 
-    #: bound on the elements of the temporary (parameters × pairs) block: small enough for
-    #: the block and its rows of Δ to stay in cache between the two products, large enough
-    #: for few calls per evaluation (single precision, 44 850 pairs of 20 dimensions, with
-    #: 2¹⁶ / 2¹⁸ / 2²² elements: 200 values 20.7 / 19.7 / 24.5 ms, 12 values, gradients and
-    #: curvatures 2.30 / 2.15 / 2.13 ms, 5 Hessians on 8 coordinates 3.0 / 2.4 / 2.4 ms)
-    CHUNK_ELEMENTS = 2 ** 18
-
     def __init__(self, deltas: np.ndarray, weights: np.ndarray, trace: float):
         self.deltas, self.weights, self.trace = deltas, weights, float(trace)
 
@@ -342,7 +330,8 @@ class PairExponential:
 
     def _blocks(self, thetas, dtype, per_pair: int = 1, squares: bool = False):
         """Blocks of pairs, not single pairs: ``(Δ_b, w_b, E_b = exp(−Θ Δ_bᵀ))``, E_b with one
-        row per parameter (S′ × pairs), each block of about ``CHUNK_ELEMENTS / (S′·per_pair)``
+        row per parameter (S′ × pairs), each block of about
+        ``pricing_chunk_elements / (S′·per_pair)``
         pairs (``per_pair``: the temporaries of a caller, per pair and parameter; see
         :meth:`_pairs_per_block`);
         ``squares``: ``[Δ_b, Δ_b ∘ Δ_b]`` in place of Δ_b. S′ is S rounded up to a multiple
@@ -359,8 +348,9 @@ class PairExponential:
             yield rows, weights[k:k + step], E
 
     def _pairs_per_block(self, per_pair: int) -> int:
-        """Pairs per block: ``per_pair`` temporary elements each within ``CHUNK_ELEMENTS``."""
-        return max(1, self.CHUNK_ELEMENTS // per_pair)
+        """Pairs per block: ``per_pair`` temporary elements each within the budget
+        ``pricing_chunk_elements`` (:mod:`sipkl.config`)."""
+        return max(1, budget("pricing_chunk_elements") // per_pair)
 
     def hessians(self, thetas, coords=None, dtype=np.float64) -> np.ndarray:
         """The Hessians of the prices at the rows of ``thetas`` on the coordinates ``coords``
@@ -426,9 +416,9 @@ class PointPairExponential(PairExponential):
         self._row_starts = rows * m - rows * (rows + 1) // 2
 
     def _pairs_per_block(self, per_pair: int) -> int:
-        # the block of [Δ, Δ ∘ Δ] (2D per pair) is formed too: within CHUNK_ELEMENTS as well
+        # the block of [Δ, Δ ∘ Δ] (2D per pair) is formed too: within the budget as well
         return max(1, min(super()._pairs_per_block(per_pair),
-                          self.CHUNK_ELEMENTS // max(1, 2 * self.X.shape[1])))
+                          budget("pricing_chunk_elements") // max(1, 2 * self.X.shape[1])))
 
     def _deltas(self, start: int, stop: int, dtype, squares: bool = False) -> np.ndarray:
         pairs = np.arange(start, stop)
@@ -453,7 +443,7 @@ class PointExponential(PointPairExponential):
 
     r = M 1: a second product M [1, X, X²] gives all three (the sums over j of the terms in
     x_j alone equal those in x_i alone by the symmetry of M). Rows of M are formed in blocks
-    of about ``CHUNK_ELEMENTS`` (θ's × rows × m). X is centred per dimension first (the
+    of about ``pricing_chunk_elements`` (θ's × rows × m). X is centred per dimension first (the
     differences, hence the prices, do not change; the cancellations in a_i + a_j − 2 z_iᵀz_j
     and in the sums above shrink). The exponents' round-off is about ε·a_i: a θ whose
     8ε·max a_i exceeds :data:`POINT_EXPONENT_ERROR` in single precision (scales far beyond
@@ -462,14 +452,13 @@ class PointExponential(PointPairExponential):
     relative error only; the exponents are also clipped at 0 (exp of a round-off above 0
     on the diagonal or between nearly equal points). This costs m² D (2 or 3 with the
     derivatives) per θ against P·D = m² D / 2 (3 with the derivatives) for the pairs, but
-    forms nothing: it is used for at most :data:`POINT_THETAS` θ's at a time, the pairs
+    forms nothing: it is used for at most ``point_thetas`` θ's at a time (a budget of
+    :mod:`sipkl.config`), the pairs
     beyond, where forming the squared differences is shared by many θ's (500 MNIST digits,
     D = 784, single precision with curvatures: 4 θ's 199 → 71 ms, 24 θ's 340 → 355 ms; one
     θ in double precision 136 → 27 ms). The Hessians on a few coordinates are those of the pairs
     (:meth:`PointPairExponential.hessians`)."""
 
-    #: at most this many θ's are priced through the points (see the class docstring)
-    POINT_THETAS = 16
     #: largest bound on the round-off of an exponent (so on the relative error of a kernel
     #: value) that is priced through the points
     POINT_EXPONENT_ERROR = 1e-4
@@ -484,7 +473,7 @@ class PointExponential(PointPairExponential):
     def __call__(self, thetas, grad: bool = True, dtype=np.float64, curvature: bool = False):
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
         S, p = thetas.shape
-        if S > self.POINT_THETAS:
+        if S > budget("point_thetas"):
             return super().__call__(thetas, grad, dtype, curvature)
         # each θ in the first of dtype, double precision and the pairs where its round-off
         # bound is within POINT_EXPONENT_ERROR
@@ -520,8 +509,9 @@ class PointExponential(PointPairExponential):
         values = np.full(S, self.trace)
         grads = np.zeros((S, p)) if grad else None
         curvatures = np.zeros((S, p)) if curvature else None
-        rows = max(1, min(m, self.CHUNK_ELEMENTS // m))
-        group = max(1, self.CHUNK_ELEMENTS // (rows * m))
+        elements = budget("pricing_chunk_elements")
+        rows = max(1, min(m, elements // m))
+        group = max(1, elements // (rows * m))
         for g in range(0, S, group):
             G = slice(g, min(g + group, S))
             theta = thetas[G].astype(X.dtype)

@@ -22,6 +22,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..config import budget
 from .base import (KernelFamily, OneParameterFamily, PairExponential, PointExponential,
                    PointPairExponential, VaryingCoordinates, check_bounds, gaussian_gram,
                    row_blocks, squared_distances, upper_from_row_blocks, upper_triangle)
@@ -30,9 +31,6 @@ from .base import (KernelFamily, OneParameterFamily, PairExponential, PointExpon
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
 #: −ln 2⁻⁵²: exp(−s d²) is below double precision's ε once s d² exceeds it
 _IDENTITY_EXPONENT = 52 * np.log(2.0)
-#: GaussianARD stores the (pairs × dimensions) matrix of squared differences up to this size,
-#: and forms it block by block at each evaluation beyond (:class:`PointPairExponential`)
-_PAIR_ELEMENTS = 2 ** 24
 
 
 def _memoized_on_content(fn):
@@ -244,16 +242,16 @@ class GaussianARD(KernelFamily):
 
     def batch_pricer(self, geom, W):
         """All scales at once through the pairs i < j: δ_ij = ([x_i]_d − [x_j]_d)²_d (P × D),
-        stored when that matrix has at most ``_PAIR_ELEMENTS`` entries, else formed in
-        blocks at each evaluation, few scales at a time through the points instead
-        (:class:`PointExponential`); over the dimensions that vary on the points only
+        stored when that matrix has at most ``pair_elements`` entries (a budget of
+        :mod:`sipkl.config`), else formed in blocks at each evaluation, few scales at a time
+        through the points instead (:class:`PointExponential`); over the dimensions that vary on the points only
         (:class:`VaryingCoordinates`)."""
         X, _ = geom
         return _on_varying(X, lambda X: self._pair_pricer(X, W))
 
     @staticmethod
     def _pair_pricer(X, W):
-        if len(X) * (len(X) - 1) // 2 * X.shape[1] > _PAIR_ELEMENTS:
+        if len(X) * (len(X) - 1) // 2 * X.shape[1] > budget("pair_elements"):
             return PointExponential(X, W)
         i, j = np.triu_indices(len(X), 1)
         deltas = X[i]  # indexing copies rows 3× faster than np.take(X, i, axis=0)
@@ -262,10 +260,10 @@ class GaussianARD(KernelFamily):
 
     def support_pricer(self, X, W_rows):
         """:meth:`batch_pricer` with W taken in blocks of rows: no n_sv × n_sv matrix
-        beyond ``_PAIR_ELEMENTS`` (the weights of the pairs only, 8 bytes each)."""
+        beyond the budget ``pair_elements`` (the weights of the pairs only, 8 bytes each)."""
         Xs = self._select(X)
         m = len(Xs)
-        if m * (m - 1) // 2 * Xs.shape[1] <= _PAIR_ELEMENTS:
+        if m * (m - 1) // 2 * Xs.shape[1] <= budget("pair_elements"):
             return super().support_pricer(X, W_rows)
         (weights,), trace = upper_from_row_blocks(
             m, ((rows, W_rows(rows)) for rows in row_blocks(m, m)), 1)

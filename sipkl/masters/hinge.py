@@ -27,6 +27,7 @@ import numpy as np
 from scipy.linalg import LinAlgError
 from scipy.optimize import OptimizeResult
 
+from ..config import budget
 from ..contracts import MasterSolution
 from ..lazy_gram import LazyGram, combined_gram
 from ..packed_gram import PackedGrams
@@ -36,7 +37,7 @@ from ..solvers.cvx import DEFAULT_SOLVERS
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
 from .common import simplex_start
-from .working_set import WORKING_SET_START, svm_on_working_set
+from .working_set import svm_on_working_set
 
 
 #: α_i ≤ SV_RTOL·C is 0 (not a support vector), α_i ≥ (1 − SV_RTOL)·C is at the bound C; the
@@ -45,10 +46,6 @@ from .working_set import WORKING_SET_START, svm_on_working_set
 SV_RTOL = 1e-6
 
 
-#: the Newton master falls back to the QCQP master (eigen-factors of every Gram matrix, O(n³)
-#: per column) only up to this many samples; beyond, its stopped solution is reported as is
-QCQP_FALLBACK_MAX_N = 1000
-
 #: Newton steps that stall (no step descends: J is only as exact as libsvm) with the gap at
 #: most this fraction of max(|J|, λ), ten times inside the engine's optimality tolerance
 #: (``sipkl.engine.GAP_RTOL``), end the solve as optimal; the QCQP master answers only for
@@ -56,21 +53,12 @@ QCQP_FALLBACK_MAX_N = 1000
 #: on a stalled solve whose relative gap was 1.4·10⁻⁶)
 STALLED_GAP_RTOL = 1e-4
 
-#: the Newton master holds its Gram matrices packed (:class:`~sipkl.packed_gram.PackedGrams`)
-#: while their lower triangles take at most this many bytes, besides the full matrices of the
-#: workspace (185 columns of 300 points, 16 of 1000, 1 of 3000): the copies pay where the
-#: sweeps are a large part of a round, and no more memory than that is spent on them
-PACKED_GRAM_BYTES = 2 ** 26
-
 #: libsvm at the Newton master's tightened tolerance gets this many times the iterations
 #: (at least n) it took at the given one: tightening 100× costs a few times more where the
 #: dual is unique, while where it is not (duplicated points with both labels) libsvm can
 #: run millions of iterations and J is no better defined (the QCQP master takes over)
 TIGHTENED_SVM_ITERATIONS = 100
 
-#: above this many samples the SVM on lazy Gram matrices is solved on a working set
-#: (:mod:`~sipkl.masters.working_set`); at most this many, on all points at once
-WORKING_SET_MIN_N = 2 * WORKING_SET_START
 
 
 def _free(alpha, C) -> np.ndarray:
@@ -88,10 +76,11 @@ def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = 
     own sets the same way. So the SVM is the exact solution on the optimal sets whichever
     way it was reached, and a run resumed from a checkpoint (its first SVM from libsvm)
     repeats the run it resumes to the bit. On lazy Gram
-    matrices above :data:`WORKING_SET_MIN_N` points the SVM is solved on a working set grown
+    matrices above ``working_set_min_n`` points (a budget of :mod:`sipkl.config`) the SVM is
+    solved on a working set grown
     from the SVM ``start`` (its α; see :func:`~sipkl.masters.working_set.svm_on_working_set`:
     K(d) only on that set)."""
-    if len(y) > WORKING_SET_MIN_N and any(isinstance(K, LazyGram) for K in grams):
+    if len(y) > budget("working_set_min_n") and any(isinstance(K, LazyGram) for K in grams):
         svm, index, K_S = svm_on_working_set(grams, d, y, C, tol, start, max_iter)
         free = np.flatnonzero(_free(svm.alpha[index], C))
         return svm, K_S[np.ix_(free, free)]
@@ -213,12 +202,12 @@ class HingeMKLNewton:
     one SVM solve. Steps that stop short of that gap end the solve as optimal where the gap
     is at most :data:`STALLED_GAP_RTOL` of max(|J|, λ) (recorded as an attempt, at any n),
     and hand the columns to the QCQP master otherwise (:meth:`_qcqp_fallback`, recorded as
-    an attempt; up to :data:`QCQP_FALLBACK_MAX_N` samples). A solve that starts where the last
-    one ended (the next round of column generation) starts from its SVM (:meth:`_start_svm`).
+    an attempt; up to ``qcqp_fallback_max_n`` samples, a budget of :mod:`sipkl.config`). A
+    solve that starts where the last one ended (the next round of column generation) starts from its SVM (:meth:`_start_svm`).
     Its sweeps of the Gram matrices, K(d) and the products K_m w, read their lower triangles,
     packed once per column (:class:`~sipkl.packed_gram.PackedGrams`, while they take at most
-    :data:`PACKED_GRAM_BYTES`). On lazy Gram matrices each SVM is solved on a working set
-    (:func:`combined_svm`) grown from the support of the SVM before it. Past its ``deadline``
+    ``packed_gram_bytes``, a budget of :mod:`sipkl.config`). On lazy Gram matrices each SVM
+    is solved on a working set (:func:`combined_svm`) grown from the support of the SVM before it. Past its ``deadline``
     (set by the engine from its ``time_limit``, see :class:`~sipkl.contracts.Master`) it takes
     no further step and does not fall back to the QCQP master: it returns the current weights,
     status ``iteration_limit``.
@@ -342,7 +331,7 @@ class HingeMKLNewton:
                 f"steps stalled at gap {solution.gap:.3g} ({solution.gap / scale:.2g} of the "
                 f"scale, at most {STALLED_GAP_RTOL:g}): no QCQP fallback")))
             return solution
-        if len(y) > QCQP_FALLBACK_MAX_N:
+        if len(y) > budget("qcqp_fallback_max_n"):
             return solution
         if self._past_deadline():
             solution.status = Status.ITERATION_LIMIT  # no time left for the QCQP master
@@ -354,10 +343,10 @@ class HingeMKLNewton:
     def _packed_grams(self, grams):
         """``grams`` as the :class:`~sipkl.packed_gram.PackedGrams` kept from solve to solve
         (only new columns are packed) where they are arrays whose lower triangles take at
-        most :data:`PACKED_GRAM_BYTES`; as given otherwise (lazy Gram matrices, larger ones,
-        or a non-finite entry)."""
+        most ``packed_gram_bytes`` (:mod:`sipkl.config`); as given otherwise (lazy Gram
+        matrices, larger ones, or a non-finite entry)."""
         n = len(self.y)
-        if (4 * n * (n + 1) * len(grams) > PACKED_GRAM_BYTES
+        if (4 * n * (n + 1) * len(grams) > budget("packed_gram_bytes")
                 or not all(isinstance(K, np.ndarray) and K.shape == (n, n) for K in grams)):
             self._packed = None
             return grams

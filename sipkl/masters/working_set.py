@@ -23,18 +23,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..config import budget
 from ..lazy_gram import combined_gram, restrict
 from ..solvers import SVMSolution, solve_svm_dual, violating_pair
 
-#: points of each class in the first working set, when no start is given; also the fewest
-#: points that join a working set in one round
-WORKING_SET_START = 1000
 
 
 def first_working_set(y, size: int = None) -> np.ndarray:
-    """Up to ``size`` (default :data:`WORKING_SET_START`) points of each class, spread evenly
-    over that class's indices; sorted."""
-    size = WORKING_SET_START if size is None else size
+    """Up to ``size`` (default: the budget ``working_set_start`` of :mod:`sipkl.config`)
+    points of each class, spread evenly over that class's indices; sorted."""
+    size = budget("working_set_start") if size is None else size
     picks = []
     for label in (-1.0, 1.0):
         members = np.flatnonzero(y == label)
@@ -56,8 +54,8 @@ def _violators(positive, alpha, y, C: float, tol: float, index) -> np.ndarray:
 
 def _grown(index, new) -> np.ndarray:
     """``index`` with the first of the violators ``new`` (worst first): as many as it has
-    points, at least :data:`WORKING_SET_START`."""
-    return np.union1d(index, new[:max(WORKING_SET_START, len(index))])
+    points, at least ``working_set_start`` (a budget of :mod:`sipkl.config`)."""
+    return np.union1d(index, new[:max(budget("working_set_start"), len(index))])
 
 
 def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1):

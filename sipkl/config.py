@@ -1,0 +1,109 @@
+"""The speed and memory budgets of sipkl, in one configuration.
+
+As scikit-learn's ``config_context(working_memory=…)``: the budgets say how large a cache,
+a temporary block or a batch may be, never what is computed (the results are the same at any
+budget, to round-off where a sum is split into other blocks). They are read where they are
+used, so a fit inside ``config_context`` (the estimators included) runs with its budgets:
+
+    >>> import sipkl
+    >>> with sipkl.config_context(gram_cache_bytes=0):   # every Gram matrix lazy
+    ...     sipkl.get_config()["gram_cache_bytes"]
+    0
+    >>> sipkl.get_config()["gram_cache_bytes"] == 2 ** 28
+    True
+
+The budgets (:data:`BUDGETS` holds the defaults):
+
+``gram_cache_bytes`` (2²⁸, 256 MiB)
+    A column's n × n Gram matrix (8n² bytes) is cached while it takes at most this many bytes
+    (n ≤ 5792); beyond, the kernel column space is lazy (:class:`~sipkl.workspace.Workspace`,
+    :class:`~sipkl.lazy_gram.LazyGram`).
+``packed_gram_bytes`` (2²⁶)
+    The Newton hinge master holds packed copies of its Gram matrices (their lower triangles,
+    :class:`~sipkl.packed_gram.PackedGrams`) while they take at most this many bytes, besides
+    the full matrices of the workspace (185 columns of 300 points, 16 of 1000, 1 of 3000):
+    the copies pay where the sweeps are a large part of a round.
+``lazy_block_elements`` (2²², 32 MB)
+    Elements of one block of rows of a lazy Gram matrix.
+``row_block_elements`` (2²⁰, 8 MB)
+    Elements of one temporary block of rows (:func:`~sipkl.kernels.base.row_blocks`).
+``cache_block_elements`` (2¹⁵, 256 kB)
+    Elements of one block of a pass over pairwise distances that should stay in the core's
+    cache.
+``pricing_chunk_elements`` (2¹⁸)
+    Elements of the temporary (parameters × pairs) block of the batched pricers: small
+    enough for the block and its rows of Δ to stay in cache between the two products, large
+    enough for few calls per evaluation (single precision, 44 850 pairs of 20 dimensions,
+    with 2¹⁶ / 2¹⁸ / 2²² elements: 200 values 20.7 / 19.7 / 24.5 ms, 12 values, gradients
+    and curvatures 2.30 / 2.15 / 2.13 ms, 5 Hessians on 8 coordinates 3.0 / 2.4 / 2.4 ms).
+``pair_elements`` (2²⁴)
+    GaussianARD stores the (pairs × dimensions) matrix of squared differences up to this
+    size, and forms it block by block at each evaluation beyond.
+``point_thetas`` (16)
+    At most this many θ's are priced through the points rather than the pairs
+    (:class:`~sipkl.kernels.base.PointExponential`).
+``working_set_start`` (1000)
+    Points of each class in the first working set of an SVM on lazy Gram matrices, when no
+    start is given; also the fewest points that join a working set in one round.
+``working_set_min_n`` (2000)
+    Above this many samples the SVM on lazy Gram matrices is solved on a working set
+    (:mod:`~sipkl.masters.working_set`); at most this many, on all points at once.
+``qcqp_fallback_max_n`` (1000)
+    The Newton hinge master falls back to the QCQP master (eigen-factors of every Gram
+    matrix, O(n³) per column) only up to this many samples; beyond, its stopped solution is
+    reported as is.
+"""
+from __future__ import annotations
+
+import numbers
+from contextlib import contextmanager
+
+#: the budgets and their defaults (see the module doc)
+BUDGETS = {
+    "gram_cache_bytes": 2 ** 28,
+    "packed_gram_bytes": 2 ** 26,
+    "lazy_block_elements": 2 ** 22,
+    "row_block_elements": 2 ** 20,
+    "cache_block_elements": 2 ** 15,
+    "pricing_chunk_elements": 2 ** 18,
+    "pair_elements": 2 ** 24,
+    "point_thetas": 16,
+    "working_set_start": 1000,
+    "working_set_min_n": 2000,
+    "qcqp_fallback_max_n": 1000,
+}
+
+_config = dict(BUDGETS)
+
+
+def get_config() -> dict:
+    """The budgets in force, by name (a copy)."""
+    return dict(_config)
+
+
+def budget(name: str) -> int:
+    """The budget ``name`` in force."""
+    return _config[name]
+
+
+def set_config(**budgets) -> None:
+    """Set budgets by name (the others keep their values); each a non-negative integer."""
+    for name, value in budgets.items():
+        if name not in BUDGETS:
+            raise ValueError(f"{name}: not a budget of sipkl (known: {sorted(BUDGETS)})")
+        if not (isinstance(value, numbers.Integral) and not isinstance(value, bool)
+                and value >= 0):
+            raise ValueError(f"{name} must be an integer ≥ 0, got {value!r}")
+    _config.update({name: int(value) for name, value in budgets.items()})
+
+
+@contextmanager
+def config_context(**budgets):
+    """The budgets ``budgets`` inside the ``with`` block, the previous ones after it."""
+    previous = get_config()
+    set_config(**budgets)
+    try:
+        yield
+    finally:
+        _config.clear()
+        _config.update(previous)
