@@ -170,6 +170,7 @@ def final_estimator(model):
 
 
 def cmd_fit(args) -> int:
+    from sklearn.base import is_classifier
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
@@ -181,7 +182,7 @@ def cmd_fit(args) -> int:
     results = _results(estimator)
     statuses = ", ".join(dict.fromkeys(r.status for r in results))
     score = model.score(X, y)
-    kind = "accuracy" if hasattr(estimator, "classes_") else "R²"
+    kind = "accuracy" if is_classifier(estimator) else "R²"
     print("features standardized to zero mean and unit variance on the training data (the "
           "scaler is part of the model; --no-standardize turns this off)"
           if not args.no_standardize else "features used as they are (--no-standardize)")

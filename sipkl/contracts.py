@@ -30,18 +30,54 @@ from .price import PriceMatrix
 from .run_status import SUCCESS, RunStatus
 from .solvers.status import SOLVER_FAILURES, Attempt, SolverError, Status
 
-__all__ = ["Attempt", "Column", "ColumnSpace", "Master", "MasterSolution", "Oracle", "OracleResult",
-           "PriceMatrix", "PricingProblem", "PricingRound", "RunStatus", "SOLVER_FAILURES",
-           "SUCCESS", "SolverError", "Stateful", "Status"]
+__all__ = ["Attempt", "Column", "ColumnFamily", "ColumnSpace", "Master", "MasterSolution",
+           "Oracle", "OracleResult", "PriceMatrix", "PricingProblem", "PricingProblemBase",
+           "PricingRound", "ProvesBound", "RunStatus", "SOLVER_FAILURES", "SUCCESS",
+           "SecondOrderRegularizer", "SolverError", "StartsEmpty", "Stateful", "Status",
+           "TimeLimited", "proves_bound"]
+
+
+@runtime_checkable
+class ColumnFamily(Protocol):
+    """What the columns of a run are drawn from, for the oracles: a kernel family
+    (:class:`~sipkl.kernels.base.KernelFamily`, θ its parameters) or the index set of a
+    semi-infinite constraint (:class:`~sipkl.sip.index_sets.IndexSet`, θ a point t).
+
+    ``finite``: θ indexes a finite list (enumerated, compared by equality); ``param_name``:
+    how θ is printed (``s`` for a Gaussian's scales, ``t`` for an index point);
+    ``index_points``: θ is a point whose origin and signs carry no meaning (an index set):
+    "the same" is then absolute, to a fraction of the set's extent, the local searches'
+    tolerances are absolute, and a point priced above the cut is a new column however close
+    to a current one (the exchange method moves it there) — where a kernel family's θ's are
+    scales, compared relative to their own magnitude. ``members(n_features)`` the concrete
+    families (one per pricing problem), ``param_bounds(n_features)`` the box of θ,
+    ``grid`` and ``starting_points`` candidate θ's for the oracles, and
+    ``same_columns(thetas, theta, rtol)`` the family's own rule for "the same column"
+    (broadcast over the rows of ``thetas``).
+    """
+
+    finite: bool
+    param_name: str
+    index_points: bool
+
+    def members(self, n_features: int) -> list: ...
+
+    def param_bounds(self, n_features: int) -> tuple[np.ndarray, np.ndarray]: ...
+
+    def grid(self, X, size: int, random_state=None) -> np.ndarray: ...
+
+    def starting_points(self, X, n: int, random_state=None) -> np.ndarray: ...
+
+    def same_columns(self, thetas, theta, rtol: float) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
 class Column:
-    """One kernel of the restricted master: a concrete family and its parameter θ (printed
-    under the family's :attr:`~sipkl.kernels.base.KernelFamily.param_name`, e.g. ``s=[…]``
-    for the scale of a Gaussian)."""
+    """One column of the restricted master: a concrete family and its parameter θ (printed
+    under the family's ``param_name``, e.g. ``s=[…]`` for the scale of a Gaussian, ``t=[…]``
+    for an index point)."""
 
-    family: object
+    family: ColumnFamily
     theta: tuple
 
     @classmethod
@@ -92,23 +128,29 @@ class MasterSolution:
 
 class PricingProblem(Protocol):
     """``θ ↦ <W, K(θ)> − r(θ)`` for one concrete family over its box ``[lower, upper]``:
-    what an oracle maximizes (implemented by :class:`sipkl.workspace.KernelPricingProblem`).
+    what an oracle maximizes (implemented by :class:`sipkl.workspace.KernelPricingProblem`,
+    and :class:`sipkl.sip.space.IndexPointPricing` for t ↦ g(x_k, t)).
 
-    ``values_and_grads`` prices the rows of a 2-D array of θ's in one batch (``grad=False``:
-    values only; ``dtype=np.float32`` for a search whose results are evaluated again),
-    ``column(θ)`` makes the :class:`Column` of a θ; ``n_evals`` counts evaluations.
-    Optionally, ``hessian_batch(dtype)`` returns ``H(thetas, coords=None) -> (S, q, q)``,
-    the Hessians of the rows on the coordinates ``coords`` (all by default), or ``None``:
-    the IPOPT oracle then refines by projected Newton steps; and
-    ``curvature_batch(dtype)`` returns ``F(thetas) -> (values, gradients, curvatures)``, the
-    curvatures being the diagonals of the Hessians (or ``None``): its first search then takes
-    diagonal Newton steps.
+    Required: ``values_and_grads`` prices the rows of a 2-D array of θ's in one batch
+    (``grad=False``: values only; ``dtype=np.float32`` for a search whose results are
+    evaluated again), ``column(θ)`` makes the :class:`Column` of a θ; ``n_evals`` counts
+    evaluations. Optional, with the defaults of :class:`PricingProblemBase` ("not known"):
+    ``hessian_batch(dtype)`` returns ``H(thetas, coords=None) -> (S, q, q)``, the Hessians of
+    the rows on the coordinates ``coords`` (all by default), or ``None``: the IPOPT oracle
+    then refines by projected Newton steps; ``curvature_batch(dtype)`` returns
+    ``F(thetas) -> (values, gradients, curvatures)``, the curvatures being the diagonals of
+    the Hessians (or ``None``): its first search then takes diagonal Newton steps;
+    ``value_scale``, the magnitude the prices are relative to (their solvers' tolerances
+    follow it); ``lipschitz``, a stated Lipschitz constant of the price in θ (what
+    :class:`~sipkl.sip.LipschitzOracle` turns into a proof).
     """
 
-    family: object
+    family: ColumnFamily
     lower: np.ndarray
     upper: np.ndarray
     n_evals: int
+    value_scale: Optional[float]
+    lipschitz: Optional[float]
 
     def values(self, thetas) -> np.ndarray: ...
 
@@ -117,6 +159,38 @@ class PricingProblem(Protocol):
     def value_and_grad(self, theta) -> tuple[float, np.ndarray]: ...
 
     def column(self, theta) -> Column: ...
+
+    def hessian_batch(self, dtype): ...
+
+    def curvature_batch(self, dtype): ...
+
+
+class PricingProblemBase:
+    """The optional hooks of a :class:`PricingProblem`, at their defaults: no value scale,
+    no stated Lipschitz constant, no curvatures, no Hessians. A pricing problem derives from
+    it and overrides what it knows."""
+
+    value_scale: Optional[float] = None
+    lipschitz: Optional[float] = None
+
+    def hessian_batch(self, dtype):
+        """``H(thetas, coords=None) -> (S, q, q)`` in ``dtype``, or ``None`` (not known)."""
+        return None
+
+    def curvature_batch(self, dtype):
+        """``F(thetas) -> (values, gradients, curvatures)`` in ``dtype``, or ``None``."""
+        return None
+
+
+@runtime_checkable
+class SecondOrderRegularizer(Protocol):
+    """A pricing regularizer ``r(θ) -> (value, gradient)`` that also states its Hessian,
+    ``hessian(θ) -> (p, p)`` (e.g. :class:`~sipkl.masters.alignment.Shrinkage`): the pricing
+    problems then keep their second derivatives."""
+
+    def __call__(self, theta) -> tuple[float, np.ndarray]: ...
+
+    def hessian(self, theta) -> np.ndarray: ...
 
 
 @dataclass
@@ -203,27 +277,53 @@ class Stateful(Protocol):
 @runtime_checkable
 class Master(Protocol):
     """A restricted master: solves the problem over the given columns' master inputs (the
-    Gram matrices of kernel learning, :meth:`ColumnSpace.master_inputs`).
+    Gram matrices of kernel learning, the index points of a semi-infinite program:
+    :meth:`ColumnSpace.master_inputs`), ``warm_start`` the weights of the last solve (zeros
+    for the columns added since), or ``None``.
 
-    A master class may set ``empty_start = True`` when it can solve over no column (the
-    first round then prices the first column). A master with a ``deadline`` attribute gets
-    it from the engine before each solve: the ``time.perf_counter()`` instant at which the
-    run's ``time_limit`` ends (None without one). An iterative master may then return its
-    current iterate early, status ``iteration_limit`` (the engine stops the run with
-    ``time_limit`` after that round).
+    Required: ``solve``. Optional, each a declared capability: :class:`StartsEmpty`,
+    :class:`TimeLimited`, :class:`Stateful`.
     """
 
-    def solve(self, grams: Sequence[np.ndarray],
-              warm_start: Optional[np.ndarray]) -> MasterSolution: ...
+    def solve(self, inputs: Sequence, warm_start: Optional[np.ndarray]) -> MasterSolution: ...
+
+
+@runtime_checkable
+class StartsEmpty(Protocol):
+    """A master that states whether it can solve over no column (``empty_start = True``: a
+    run may start from no column, and its first round prices the first one)."""
+
+    empty_start: bool
+
+
+@runtime_checkable
+class TimeLimited(Protocol):
+    """A master that takes the run's deadline: the engine sets ``deadline`` before each solve,
+    the ``time.perf_counter()`` instant at which the run's ``time_limit`` ends (``None``
+    without one). An iterative master may then return its current iterate early, status
+    ``iteration_limit`` (the engine stops the run with ``time_limit`` after that round)."""
+
+    deadline: Optional[float]
 
 
 @runtime_checkable
 class Oracle(Protocol):
-    """A pricing oracle: the best new columns of one round.
-
-    An oracle may define ``proves_bound(family, n_features) -> bool``: ``True`` when every
-    result over ``family`` carries a proven ``upper_bound`` (see
-    :func:`sipkl.oracles.common.proves_bound`).
-    """
+    """A pricing oracle: the best new columns of one round. Required: ``price``. Optional:
+    :class:`ProvesBound`, :class:`Stateful`."""
 
     def price(self, pricing_round: PricingRound) -> OracleResult: ...
+
+
+@runtime_checkable
+class ProvesBound(Protocol):
+    """An oracle that says when its results carry a proven ``upper_bound``:
+    ``proves_bound(family, n_features)`` is ``True`` when every result over ``family`` does
+    (what a ``certified_optimal`` stop needs). An oracle without it is taken to be local."""
+
+    def proves_bound(self, family: ColumnFamily, n_features: int) -> bool: ...
+
+
+def proves_bound(oracle, family: ColumnFamily, n_features: int) -> bool:
+    """Whether ``oracle`` returns a proven upper bound in every round over ``family``
+    (:class:`ProvesBound`)."""
+    return isinstance(oracle, ProvesBound) and bool(oracle.proves_bound(family, n_features))

@@ -26,7 +26,8 @@ from scipy.optimize import OptimizeResult
 
 from .checkpoint import load_checkpoint, save_checkpoint
 from .contracts import (SOLVER_FAILURES, Attempt, Column, ColumnSpace, Master, MasterSolution,
-                        Oracle, OracleResult, PricingRound, RunStatus, Stateful, Status)
+                        Oracle, OracleResult, PricingRound, RunStatus, StartsEmpty, Stateful,
+                        Status, TimeLimited)
 from .progress import IterationLog
 
 
@@ -261,7 +262,8 @@ class ColumnGeneration:
                     party.set_state(state["states"][role])
         run.columns = list(dict.fromkeys(run.columns))
         run.it = run.first - 1
-        if not run.columns and not getattr(self.master, "empty_start", False):
+        if not run.columns and not (isinstance(self.master, StartsEmpty)
+                                    and self.master.empty_start):
             raise ValueError("columns: at least one initial column is needed (the master "
                              "does not declare empty_start = True)")
         return run
@@ -298,7 +300,7 @@ class ColumnGeneration:
         """Solve the restricted master over the current columns and prune them; ``None``
         when it failed. A master that prices nothing ends the run (``fixed_columns``)."""
         t0 = time.perf_counter()
-        if hasattr(self.master, "deadline"):  # see sipkl.contracts.Master
+        if isinstance(self.master, TimeLimited):
             self.master.deadline = (None if self.time_limit is None
                                     else run.start + self.time_limit)
         sol = self._guarded(run, RunStatus.MASTER_FAILED, self.master,

@@ -7,8 +7,8 @@ from functools import partial
 import numpy as np
 
 from .config import budget
-from .contracts import Column
-from .kernels.base import KernelFamily, column_to_dict, family_to_dict
+from .contracts import Column, PricingProblemBase, SecondOrderRegularizer
+from .kernels.base import KernelFamily, SecondOrderPricer, column_to_dict, family_to_dict
 from .lazy_gram import LazyGram
 from .price import PriceMatrix
 from .threads import one_blas_thread
@@ -94,7 +94,7 @@ class Workspace:
                                     price.on_support, self.X.shape[1], regularizer)
 
 
-class KernelPricingProblem:
+class KernelPricingProblem(PricingProblemBase):
     """``θ ↦ <W, K(θ)> − r(θ)`` for one concrete family, restricted to the support of W.
 
     This is what an oracle maximizes (the :class:`~sipkl.contracts.PricingProblem` of a
@@ -176,8 +176,9 @@ class KernelPricingProblem:
         """The batch pricer where the problem's second derivatives are known: it has
         Hessians, and the regularizer, if any, has them too; else ``None``."""
         pricer = self._batch_pricer()
-        stated = self.regularizer is None or hasattr(self.regularizer, "hessian")
-        return pricer if hasattr(pricer, "hessians") and stated else None
+        stated = self.regularizer is None or isinstance(self.regularizer,
+                                                        SecondOrderRegularizer)
+        return pricer if isinstance(pricer, SecondOrderPricer) and stated else None
 
     def values(self, thetas) -> np.ndarray:
         thetas = np.asarray(thetas, float).reshape(len(thetas), -1)

@@ -4,6 +4,11 @@
   the source with ``ast``, imports inside functions included); the engine imports only the
   contracts, its checkpoints and its progress log; masters and oracles do not import each
   other.
+* No capability is found by probing an attribute name (``hasattr``, or ``getattr`` of a
+  literal name) below the front ends: the contracts declare each one
+  (:mod:`sipkl.contracts`: ``StartsEmpty``, ``TimeLimited``, ``ProvesBound``, ``Stateful``,
+  ``ColumnFamily``, ``PricingProblemBase``, ``SecondOrderRegularizer``; the kernels'
+  ``SecondOrderPricer`` and ``ExponentialSum``).
 * Importing the back-ends folder as ``solvers`` (from the repository root, where it lies) gives
   the package ``sipkl.solvers`` itself: one ``Status`` enum, whichever is imported first.
 """
@@ -60,13 +65,18 @@ def layer(module: str) -> int:
     raise AssertionError(f"{module} is in no layer of LAYERS")
 
 
+def sources():
+    """(module name, path) of every module of sipkl."""
+    for path in sorted((ROOT / "sipkl").rglob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        yield ".".join(parts if parts[-1] != "__init__" else parts[:-1]), path
+
+
 def sipkl_imports() -> dict:
     """{module: the sipkl modules it imports}, from the source of every module of sipkl."""
     graph = {}
-    for path in sorted((ROOT / "sipkl").rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        package = parts[:-1]
-        module = ".".join(parts if parts[-1] != "__init__" else parts[:-1])
+    for module, path in sources():
+        package = list(path.relative_to(ROOT).parts[:-1])
         imported = set()
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level:
@@ -101,3 +111,18 @@ def test_the_rule_sees_an_upward_import():
     assert "sipkl.workspace" in graph["sipkl.kernels.base"]
     assert "sipkl.registry" in graph["sipkl.persistence"]
     assert layer("sipkl.registry") > layer("sipkl.engine") > layer("sipkl.contracts")
+
+
+def test_no_capability_is_probed_by_attribute_name():
+    front = layer("sipkl.persistence")
+    probes = []
+    for module, path in sources():
+        if layer(module) >= front:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and (node.func.id == "hasattr" or node.func.id == "getattr"
+                         and len(node.args) > 1 and isinstance(node.args[1], ast.Constant)
+                         and not node.args[1].value.startswith("__"))):  # a name to print
+                probes.append(f"{module}:{node.lineno} {ast.unparse(node)}")
+    assert not probes, probes

@@ -10,11 +10,36 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Callable
+from typing import Callable, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..config import budget
+
+
+@runtime_checkable
+class SecondOrderPricer(Protocol):
+    """A batched pricer of θ's that also gives their Hessians (:class:`PairExponential` and
+    its kin): ``pricer(thetas, grad, dtype, curvature=True)`` returns the diagonals of the
+    Hessians too, ``hessians(thetas, coords, dtype)`` the Hessians on ``coords``."""
+
+    def __call__(self, thetas, grad: bool = True, dtype=np.float64, curvature: bool = False):
+        ...
+
+    def hessians(self, thetas, coords=None, dtype=np.float64) -> np.ndarray: ...
+
+
+@runtime_checkable
+class ExponentialSum(Protocol):
+    """A family whose price is a signed sum of exponentials of its scales s (the Gaussians),
+
+        <W, K(s)> = Σ_i W_ii + Σ_{i<j} (W_ij + W_ji) exp(−⟨s, D_ij⟩),
+
+    what :class:`~sipkl.oracles.DCGaussianOracle` bounds: ``exp_sum_exponents(geometry)`` is
+    the matrix of the rows D_ij ≥ 0, one per pair i < j in the order of
+    ``np.triu_indices``, one column per scale."""
+
+    def exp_sum_exponents(self, geometry) -> np.ndarray: ...
 
 
 def row_blocks(n_rows: int, row_length: int, elements: int = None) -> list[slice]:
@@ -107,9 +132,21 @@ class KernelFamily:
     #: the name of the parameter θ in this family's formula (the scale ``"s"`` of a
     #: Gaussian), used when columns are printed and plotted
     param_name = "θ"
+    #: θ's are parameters compared relative to their own magnitude, not index points (see
+    #: :class:`~sipkl.contracts.ColumnFamily`)
+    index_points = False
 
     def __init__(self, features=None):
         self.features = features
+
+    def same_columns(self, thetas, theta, rtol: float) -> np.ndarray:
+        """Whether the rows of ``thetas`` and ``theta`` (broadcast) are the same column:
+        equal for a finite family, else ``|θa − θb| ≤ rtol·max(|θa|, |θb|)`` in every
+        coordinate (scale-free, and exact at θ = 0)."""
+        if self.finite:
+            return np.all(thetas == theta, axis=-1)
+        scale = np.maximum(np.abs(thetas), np.abs(theta))
+        return np.all(np.abs(thetas - theta) <= rtol * scale, axis=-1)
 
     # -- structure -------------------------------------------------------------------
     def members(self, n_features: int) -> list["KernelFamily"]:

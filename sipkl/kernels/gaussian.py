@@ -133,6 +133,11 @@ class GaussianIso(OneParameterFamily):
         # δ_ij = ‖x_i − x_j‖² over the upper triangle
         return PairExponential.from_upper(upper_triangle(geom)[:, None], W)
 
+    def exp_sum_exponents(self, geom) -> np.ndarray:
+        """D_ij = ‖x_i − x_j‖², one row per pair i < j (:class:`~sipkl.kernels.base.
+        ExponentialSum`)."""
+        return upper_triangle(geom)[:, None]
+
     def support_pricer(self, X, W_rows):
         """:meth:`batch_pricer` from blocks of rows of the squared distances and of W: the
         pairs only (16 bytes each), no n_sv × n_sv matrix."""
@@ -218,6 +223,13 @@ class GaussianARD(KernelFamily):
         r = np.sqrt(theta)
         Z = X * r  # one object for both sides when Y is X: a diagonal of exactly 0, K_ii = 1
         return gaussian_gram(Z, Z if Y is X else Y * r)
+
+    def exp_sum_exponents(self, geom) -> np.ndarray:
+        """D_ijd = ([x_i]_d − [x_j]_d)², one row per pair i < j (:class:`~sipkl.kernels.base.
+        ExponentialSum`)."""
+        X, _ = geom
+        i, j = np.triu_indices(len(X), 1)
+        return (X[i] - X[j]) ** 2
 
     def price_and_grad(self, geom, theta, W):
         X, _ = geom

@@ -1,28 +1,31 @@
 """What the oracles share: selection of the best distinct candidates, and whether an oracle
-proves its bound."""
+proves its bound (:func:`sipkl.contracts.proves_bound`)."""
 from __future__ import annotations
 
 import numpy as np
+
+from ..contracts import proves_bound  # noqa: F401 (the oracles' names for it)
 
 
 def best_distinct(candidates, n: int, exclude=(), rtol: float = 1e-5, cut=None):
     """The ``n`` best of ``candidates`` (``(score, column)`` pairs), pairwise distinct.
 
-    Two columns are the same when they share their family and their parameters agree to
-    ``rtol`` relative to their own magnitude in every coordinate,
-    ``|θa − θb| ≤ rtol·max(|θa|, |θb|)``: scale-free (the parameters of every family are
-    non-negative scales or widths, so data in other units scale θ and the test alike), and
-    exact at θ = 0. A family with a ``width`` (the index sets of :mod:`sipkl.sip`, whose
-    points t have signs and an origin of no meaning) compares to ``rtol·width`` per
-    coordinate instead. Members of a finite family (θ an index) are the same only when equal.
-    Columns in ``exclude`` are skipped.
+    Two columns are the same when they share their family and the family's own rule,
+    :meth:`~sipkl.contracts.ColumnFamily.same_columns`, says so at ``rtol``: for a kernel
+    family, parameters that agree to ``rtol`` relative to their own magnitude in every
+    coordinate, ``|θa − θb| ≤ rtol·max(|θa|, |θb|)`` (scale-free: the parameters of every
+    kernel family are non-negative scales or widths, so data in other units scale θ and the
+    test alike, and exact at θ = 0); for an index set (:mod:`sipkl.sip`, whose points t have
+    signs and an origin of no meaning), to ``rtol`` times its extent per coordinate; members
+    of a finite family (θ an index) only when equal. Columns in ``exclude`` are skipped.
 
     ``cut`` (the engine's cut, optional) makes an index point priced above it new unless it
     *equals* an excluded point: the excluded points are the current ones, at which the
     master imposes g_j(x, t) ≤ 0, so their prices are at most the cut, and a point whose
     price exceeds it differs from every one of them, however close (the exchange method
     moves an active point towards the maximizer this way). The rule is scale-free: prices
-    are relative violations. Kernel families (no ``width``) keep the ``rtol`` test.
+    are relative violations. Kernel families (``index_points`` false) keep the ``rtol``
+    test.
 
     Greedy in the order of decreasing score (ties in the given order): a candidate is taken
     when its score is finite and it is the same as no excluded and no taken column. The tests
@@ -44,10 +47,12 @@ def best_distinct(candidates, n: int, exclude=(), rtol: float = 1e-5, cut=None):
         family_of[inside], row_of[inside] = f, np.arange(len(inside))
         stacks.append(stack[:len(inside)])
         if len(inside) < len(m):  # the candidates against this family's excluded columns
-            near = _same(families[f], stacks[f][:, None], stack[len(inside):], rtol).any(axis=1)
-            if cut is not None and getattr(families[f], "width", None) is not None:
-                equal = _same(families[f], stacks[f][:, None], stack[len(inside):],
-                              0.0).any(axis=1)
+            family = families[f]
+            near = family.same_columns(stacks[f][:, None], stack[len(inside):],
+                                       rtol).any(axis=1)
+            if cut is not None and family.index_points:
+                equal = family.same_columns(stacks[f][:, None], stack[len(inside):],
+                                            0.0).any(axis=1)
                 near = equal | (near & ~(scores[inside] > cut))
             alive[inside] &= ~near
     chosen = []
@@ -56,8 +61,8 @@ def best_distinct(candidates, n: int, exclude=(), rtol: float = 1e-5, cut=None):
         chosen.append(i)
         alive[i] = False  # also when θ has a NaN (same as nothing)
         f = family_of[i]
-        alive[members[f][:len(stacks[f])]] &= ~_same(families[f], stacks[f],
-                                                     stacks[f][row_of[i]], rtol)
+        alive[members[f][:len(stacks[f])]] &= ~families[f].same_columns(
+            stacks[f], stacks[f][row_of[i]], rtol)
     return [columns[i] for i in chosen], scores[chosen]
 
 
@@ -74,22 +79,3 @@ def _family_groups(columns):
                 families.append(column.family)
         codes[i] = by_id[key]
     return families, [np.flatnonzero(codes == f) for f in range(len(families))]
-
-
-def _same(family, thetas, theta, rtol: float) -> np.ndarray:
-    """Whether ``thetas`` and ``theta`` (one family, θ's along the last axis, broadcast) are
-    the same column: equal for a finite family, else ``|θa − θb| ≤ rtol·max(|θa|, |θb|)`` in
-    every coordinate (``rtol·width`` for a family with a ``width``)."""
-    if family.finite:
-        return np.all(thetas == theta, axis=-1)
-    width = getattr(family, "width", None)
-    scale = np.maximum(np.abs(thetas), np.abs(theta)) if width is None else width
-    return np.all(np.abs(thetas - theta) <= rtol * scale, axis=-1)
-
-
-def proves_bound(oracle, family, n_features: int) -> bool:
-    """Whether ``oracle`` returns a proven upper bound on max_θ <W, K(θ)> in every round over
-    ``family`` — what a ``"certified_optimal"`` stop needs. An oracle says so through a method
-    ``proves_bound(family, n_features)``; one without it is taken to be local."""
-    method = getattr(oracle, "proves_bound", None)
-    return bool(method(family, n_features)) if callable(method) else False

@@ -21,7 +21,7 @@ from ..solvers import Attempt, Status
 from ..solvers.dc import MAX_DIM, maximize_exp_sum
 
 from ..contracts import OracleResult, PricingRound
-from ..kernels import GaussianARD, GaussianIso
+from ..kernels.base import ExponentialSum
 from .common import best_distinct
 
 #: statuses of the branch and bound, best first (the round reports its worst)
@@ -29,23 +29,20 @@ _RANK = (Status.OPTIMAL, Status.OPTIMAL_INACCURATE, Status.ITERATION_LIMIT)
 
 
 def exp_sum_terms(problem):
-    """Weights w and exponent rows D of ``<W, K(s)> = Σ_k w_k exp(−⟨s, D_k⟩)`` for a Gaussian
-    pricing problem: the diagonal as one constant term (D = 0), then each pair i < j once."""
+    """Weights w and exponent rows D of ``<W, K(s)> = Σ_k w_k exp(−⟨s, D_k⟩)`` for the pricing
+    problem of a family whose price is such a sum (:class:`~sipkl.kernels.base.
+    ExponentialSum`: GaussianIso, the members of GaussianSeparate, GaussianARD): the diagonal
+    as one constant term (D = 0), then each pair i < j once."""
     family = problem.family
-    if isinstance(family, GaussianIso):
-        iu = np.triu_indices(len(problem.geometry), 1)
-        D = problem.geometry[iu][:, None]
-    elif isinstance(family, GaussianARD):
-        X, _ = problem.geometry
-        if X.shape[1] > MAX_DIM:
-            raise ValueError(f"DCGaussianOracle handles GaussianARD with at most {MAX_DIM} "
-                             f"scales, got {X.shape[1]} (select features, or use IpoptOracle)")
-        iu = np.triu_indices(len(X), 1)
-        D = (X[iu[0]] - X[iu[1]]) ** 2
-    else:
+    if not isinstance(family, ExponentialSum):
         raise TypeError(f"DCGaussianOracle prices GaussianIso, GaussianSeparate and GaussianARD "
                         f"(≤ {MAX_DIM} scales) only, got {family!r}")
+    D = family.exp_sum_exponents(problem.geometry)
+    if D.shape[1] > MAX_DIM:
+        raise ValueError(f"DCGaussianOracle handles at most {MAX_DIM} scales, got "
+                         f"{D.shape[1]} ({family!r}; select features, or use IpoptOracle)")
     W = problem.W
+    iu = np.triu_indices(len(W), 1)
     weights = np.concatenate([[np.trace(W)], W[iu] + W.T[iu]])
     return weights, np.vstack([np.zeros((1, D.shape[1])), D])
 

@@ -86,7 +86,7 @@ class IpoptOracle:
             starts = self._best(problem, sample, self.n_starts, self.search_dtype)
             own = np.array([c.theta for c in pricing_round.columns
                             if c.family == problem.family]).reshape(-1, len(problem.lower))
-            index_set = getattr(problem.family, "width", None) is not None
+            index_set = problem.family.index_points
             one_stage = index_set and self._hessians(problem) is not None
             if one_stage:
                 climbing = starts
@@ -125,8 +125,7 @@ class IpoptOracle:
             res = maximize_box(problem.value_and_grad, points[polish], problem.lower,
                                problem.upper, method=self.method, tol=self.tol,
                                max_iter=self.max_iter, relative=not index_set,
-                               value_scale=getattr(problem, "value_scale", None)
-                               ) if polish.any() else None
+                               value_scale=problem.value_scale) if polish.any() else None
             if res is not None:
                 attempts += [a for a in res.attempts
                              if a.solver != self.method or not a.status.usable]
@@ -195,13 +194,13 @@ class IpoptOracle:
         """Stage (1)'s function, in ``search_dtype``: values, gradients and, where the
         pricing problem has them (``curvature_batch``), the diagonals of the Hessians, which
         turn the ascent into diagonal Newton steps (see :func:`solvers.ascend_box`)."""
-        curvatures = getattr(problem, "curvature_batch", lambda dtype: None)(self.search_dtype)
+        curvatures = problem.curvature_batch(self.search_dtype)
         return curvatures or partial(problem.values_and_grads, dtype=self.search_dtype)
 
     def _hessians(self, problem):
         """The pricing problem's Hessians ``H(thetas, coords)`` in ``search_dtype``, or
         ``None`` (see :class:`~sipkl.contracts.PricingProblem`)."""
-        return getattr(problem, "hessian_batch", lambda dtype: None)(self.search_dtype)
+        return problem.hessian_batch(self.search_dtype)
 
     @staticmethod
     def _basins(problem, ends, values, pricing_round) -> np.ndarray:

@@ -36,6 +36,9 @@ class IndexSet:
 
     finite = False
     param_name = "t"
+    #: the points t have signs and an origin of no meaning (see
+    #: :class:`~sipkl.contracts.ColumnFamily`)
+    index_points = True
 
     @property
     def dim(self) -> int:
@@ -53,9 +56,15 @@ class IndexSet:
 
     @property
     def width(self) -> np.ndarray:
-        """``upper − lower``: the scale to which two index points are the same
-        (:func:`~sipkl.oracles.best_distinct`)."""
+        """``upper − lower``: the scale to which two index points are the same."""
         return self.upper - self.lower
+
+    def same_columns(self, thetas, theta, rtol: float) -> np.ndarray:
+        """Whether the rows of ``thetas`` and ``theta`` (broadcast) are the same index point:
+        equal in a finite set, else within ``rtol·width`` in every coordinate."""
+        if self.finite:
+            return np.all(thetas == theta, axis=-1)
+        return np.all(np.abs(thetas - theta) <= rtol * self.width, axis=-1)
 
     def centre(self) -> np.ndarray:
         return 0.5 * (self.lower + self.upper)

@@ -51,7 +51,7 @@ class LipschitzOracle:
         slack = max(cut - pricing_round.threshold, 0.0)
         scored, bounds, attempts, status = [], [], [], Status.OPTIMAL
         for problem in pricing_round.problems:
-            if getattr(problem, "lipschitz", None) is None:
+            if problem.lipschitz is None:
                 raise ValueError(f"lipschitz: LipschitzOracle needs a stated Lipschitz constant "
                                  f"for {problem.family!r} (solve(..., lipschitz=L))")
             points, values, bound, done = self._branch_and_bound(problem, cut, slack)

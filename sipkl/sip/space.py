@@ -16,7 +16,7 @@ from typing import Optional
 
 import numpy as np
 
-from ..contracts import Column
+from ..contracts import Column, PricingProblemBase
 from .constraint import SemiInfiniteConstraint
 
 
@@ -29,7 +29,7 @@ class ConstraintPrice:
     scale: float
 
 
-class IndexPointPricing:
+class IndexPointPricing(PricingProblemBase):
     """``t ↦ g(x_k, t) / s`` over the index set of one constraint: the
     :class:`~sipkl.contracts.PricingProblem` of a semi-infinite program.
 
