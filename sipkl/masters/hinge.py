@@ -19,8 +19,8 @@ is exactly J(d) − (1ᵀα − λ), the MKL duality gap, recomputed here outsid
 from __future__ import annotations
 
 import time
-from dataclasses import replace
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Optional, Sequence
 
 import cvxpy as cp
 import numpy as np
@@ -31,8 +31,8 @@ from ..config import budget
 from ..contracts import MasterSolution
 from ..lazy_gram import LazyGram, combined_gram
 from ..packed_gram import PackedGrams
-from ..solvers import (Attempt, Status, minimize_simplex_qp, solve_cvxpy, solve_svm_dual,
-                       svm_on_active_set)
+from ..solvers import (Attempt, Status, SVMSolution, minimize_simplex_qp, solve_cvxpy,
+                       solve_svm_dual, svm_on_active_set)
 from ..solvers.cvx import DEFAULT_SOLVERS
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
@@ -99,6 +99,30 @@ def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = 
 def _on_active_sets(K, y, C: float, alpha, tol: float):
     """:func:`~sipkl.solvers.svm_on_active_set` from the sets of ``alpha`` (free, at C)."""
     return svm_on_active_set(K, y, C, _free(alpha, C), alpha >= (1 - SV_RTOL) * C, tol)
+
+
+@dataclass
+class _NewtonSteps:
+    """The state of one solve's projected Newton steps: the weights d, their SVM and its
+    kernel on the free support vectors, libsvm's tolerance and iteration cap (tightened once
+    at most), the attempts and status so far, whether the steps stalled with the gap open,
+    and the products K_m (α∘y) with the SVM they were formed for."""
+
+    d: np.ndarray
+    svm: SVMSolution
+    K_free: np.ndarray
+    svm_tol: float
+    attempts: list
+    status: Status
+    max_iter: int = -1
+    stalled: bool = False
+    Kw: Optional[np.ndarray] = None
+    Kw_of: Optional[SVMSolution] = None
+
+    def end(self, status: Status, message: str, stalled: bool = False) -> None:
+        """The steps end with ``status``, recorded as an attempt of the Newton method."""
+        self.status, self.stalled = status, stalled
+        self.attempts.append(Attempt("newton", status, message))
 
 
 def _column_products(grams, w) -> np.ndarray:
@@ -250,80 +274,118 @@ class HingeMKLNewton:
             return self._solve(grams, warm_start)
 
     def _solve(self, grams, warm_start) -> MasterSolution:
-        y, C = self.y, self.C
+        """Projected Newton steps on J(d) over the simplex, in named stages: the SVM at the
+        warm start (:meth:`_start_steps`); per step, the gap test and the deadline, the step
+        direction (:meth:`_direction`), the Armijo line search on J (:meth:`_line_search`)
+        and, where it fails, libsvm once 100× tighter (:meth:`_tighten`); at the end, the
+        solution (:meth:`_end_steps`) and, where the steps stalled with the gap open, the
+        decision between a stalled optimum and the QCQP master (:meth:`_after_stall`)."""
         grams = self._packed_grams(grams)
-        d = simplex_start(warm_start, len(grams))
-        svm_tol, max_iter = self.svm_tol, -1
-        svm, K_free = self._start_svm(grams, d)
-        self._last = None  # its K(d) on the free SVs is K_free or no longer needed
-        attempts = list(svm.attempts)
-        status, stalled = svm.status, False  # stalled: no step descends, the gap open
-        Kw, Kw_of = None, None  # the products K_m (α∘y) and the SVM of that α
+        steps = self._start_steps(grams, warm_start)
         for _ in range(self.max_steps):
-            Kw, Kw_of = _column_products(grams, svm.alpha * y), svm
-            T = 0.5 * (svm.alpha * y) @ Kw
-            J = svm.objective
+            steps.Kw, steps.Kw_of = _column_products(grams, steps.svm.alpha * self.y), steps.svm
+            T = 0.5 * (steps.svm.alpha * self.y) @ steps.Kw
+            J = steps.svm.objective
             resolution = self.gap_tol * max(1.0, abs(J))
-            if T.max() - d @ T <= resolution or len(grams) == 1:
+            if T.max() - steps.d @ T <= resolution or len(grams) == 1:
                 break
             if self._past_deadline():
-                status = Status.ITERATION_LIMIT
-                attempts.append(Attempt("newton", status, "time limit reached (gap not closed)"))
+                steps.end(Status.ITERATION_LIMIT, "time limit reached (gap not closed)")
                 break
-            target, step_attempt = self._model_minimizer(K_free, Kw, d, svm.alpha, T)
-            if step_attempt is not None:
-                attempts.append(step_attempt)
-            direction = target - d
-            slope = -T @ direction  # directional derivative of J
-            if slope >= 0:  # the model step is below round-off: the Frank-Wolfe vertex
-                direction = np.eye(len(d))[np.argmax(T)] - d  # descends by the gap
-                slope = -T @ direction
+            direction, slope = self._direction(steps, T)
             if slope >= 0:
-                status, stalled = Status.OPTIMAL_INACCURATE, True
-                attempts.append(Attempt("newton", status, "no descent direction (gap not closed)"))
+                steps.end(Status.OPTIMAL_INACCURATE, "no descent direction (gap not closed)",
+                          stalled=True)
                 break
-            t, accepted = 1.0, False
-            # backtrack while a step could still gain more than the stop resolves
-            while t == 1.0 or (t > 1e-10 and -t * slope > resolution):
-                point = np.clip(d + t * direction, 0.0, None)
-                point /= point.sum()  # the SVM below is the one of the accepted point, exactly
-                trial, trial_K_free = combined_svm(grams, point, y, C, svm_tol,
-                                                   start=svm.alpha, max_iter=max_iter)
-                if trial.status is Status.ITERATION_LIMIT:  # J(point) unknown
-                    attempts += trial.attempts
-                    break
-                accepted = trial.objective <= J + 1e-4 * t * slope
-                if accepted:
-                    break
-                t *= 0.5
-            if not accepted:
-                if svm_tol == self.svm_tol:  # J is as exact as libsvm: once 100× tighter
-                    svm_tol *= 1e-2
-                    max_iter = TIGHTENED_SVM_ITERATIONS * max(svm.iterations, len(y))
-                    attempts.append(Attempt("newton", Status.OPTIMAL_INACCURATE, "line search "
-                                            f"failed: SVM tolerance tightened to {svm_tol:g}"))
-                    tight, tight_K_free = combined_svm(grams, d, y, C, svm_tol,
-                                                       start=svm.alpha, max_iter=max_iter)
-                    if tight.status is not Status.ITERATION_LIMIT:
-                        svm, K_free = tight, tight_K_free
-                        continue
-                    attempts += tight.attempts
-                status, stalled = Status.OPTIMAL_INACCURATE, True
-                attempts.append(Attempt("newton", status, "line search failed (gap not closed)"))
-                break
-            d, svm, K_free = point, trial, trial_K_free
-            attempts += [a for a in trial.attempts if a.status is not Status.OPTIMAL]
-            status = trial.status
+            if self._line_search(grams, steps, direction, slope, J, resolution):
+                continue
+            if self._tighten(grams, steps):
+                continue
+            steps.end(Status.OPTIMAL_INACCURATE, "line search failed (gap not closed)",
+                      stalled=True)
+            break
         else:
-            status = Status.ITERATION_LIMIT
-            attempts.append(Attempt("newton", status, f"max_steps={self.max_steps} reached"))
-        solution = _solution(grams, y, C, svm.alpha, svm.bias, d, status, attempts,
-                             Kw if Kw_of is svm else None)
+            steps.end(Status.ITERATION_LIMIT, f"max_steps={self.max_steps} reached")
+        solution = self._end_steps(grams, steps)
+        return self._after_stall(grams, solution) if steps.stalled else solution
+
+    def _start_steps(self, grams, warm_start) -> "_NewtonSteps":
+        """The steps' state at the warm start's weights and their SVM (:meth:`_start_svm`)."""
+        d = simplex_start(warm_start, len(grams))
+        svm, K_free = self._start_svm(grams, d)
+        self._last = None  # its K(d) on the free SVs is K_free or no longer needed
+        return _NewtonSteps(d, svm, K_free, self.svm_tol, list(svm.attempts), svm.status)
+
+    def _direction(self, steps: "_NewtonSteps", T) -> tuple[np.ndarray, float]:
+        """The step towards the quadratic model's minimizer over the simplex
+        (:meth:`_model_minimizer`), or towards the Frank-Wolfe vertex where that step is below
+        round-off; with J's directional derivative along it (≥ 0: no descent)."""
+        target, step_attempt = self._model_minimizer(steps.K_free, steps.Kw, steps.d,
+                                                     steps.svm.alpha, T)
+        if step_attempt is not None:
+            steps.attempts.append(step_attempt)
+        direction = target - steps.d
+        slope = -T @ direction  # directional derivative of J
+        if slope >= 0:  # the model step is below round-off: the Frank-Wolfe vertex
+            direction = np.eye(len(steps.d))[np.argmax(T)] - steps.d  # descends by the gap
+            slope = -T @ direction
+        return direction, slope
+
+    def _line_search(self, grams, steps: "_NewtonSteps", direction, slope, J,
+                     resolution) -> bool:
+        """Armijo backtracking on J from t = 1, halving while a step could still gain more
+        than the stop resolves; an accepted point becomes the steps' weights and SVM. False
+        when none is accepted (or libsvm ran out of iterations: J unknown there)."""
+        t = 1.0
+        while t == 1.0 or (t > 1e-10 and -t * slope > resolution):
+            point = np.clip(steps.d + t * direction, 0.0, None)
+            point /= point.sum()  # the SVM below is the one of the accepted point, exactly
+            trial, trial_K_free = combined_svm(grams, point, self.y, self.C, steps.svm_tol,
+                                               start=steps.svm.alpha, max_iter=steps.max_iter)
+            if trial.status is Status.ITERATION_LIMIT:  # J(point) unknown
+                steps.attempts += trial.attempts
+                return False
+            if trial.objective <= J + 1e-4 * t * slope:
+                steps.d, steps.svm, steps.K_free = point, trial, trial_K_free
+                steps.attempts += [a for a in trial.attempts if a.status is not Status.OPTIMAL]
+                steps.status = trial.status
+                return True
+            t *= 0.5
+        return False
+
+    def _tighten(self, grams, steps: "_NewtonSteps") -> bool:
+        """After a failed line search at the given SVM tolerance (J is only as exact as
+        libsvm): the SVM again, 100× tighter, with :data:`TIGHTENED_SVM_ITERATIONS` times the
+        iterations it took; True when the steps may go on from it (once per solve)."""
+        if steps.svm_tol != self.svm_tol:
+            return False
+        steps.svm_tol *= 1e-2
+        steps.max_iter = TIGHTENED_SVM_ITERATIONS * max(steps.svm.iterations, len(self.y))
+        steps.attempts.append(Attempt("newton", Status.OPTIMAL_INACCURATE, "line search "
+                                      f"failed: SVM tolerance tightened to {steps.svm_tol:g}"))
+        tight, tight_K_free = combined_svm(grams, steps.d, self.y, self.C, steps.svm_tol,
+                                           start=steps.svm.alpha, max_iter=steps.max_iter)
+        if tight.status is Status.ITERATION_LIMIT:
+            steps.attempts += tight.attempts
+            return False
+        steps.svm, steps.K_free = tight, tight_K_free
+        return True
+
+    def _end_steps(self, grams, steps: "_NewtonSteps") -> MasterSolution:
+        """The solution at the steps' last weights, remembered as the next solve's start
+        (:meth:`_start_svm`)."""
+        svm, d = steps.svm, steps.d
+        solution = _solution(grams, self.y, self.C, svm.alpha, svm.bias, d, steps.status,
+                             steps.attempts, steps.Kw if steps.Kw_of is svm else None)
         # K(d) on the free SVs is reused only with the SVM as is (the same tolerance)
         self._last = ([K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm,
-                      K_free if svm_tol == self.svm_tol else None, svm_tol)
-        if not stalled:
-            return solution
+                      steps.K_free if steps.svm_tol == self.svm_tol else None, steps.svm_tol)
+        return solution
+
+    def _after_stall(self, grams, solution: MasterSolution) -> MasterSolution:
+        """Steps that stalled with the gap open: optimal where the gap is at most
+        :data:`STALLED_GAP_RTOL` of max(|J|, λ), else the QCQP master's answer (up to the
+        budget ``qcqp_fallback_max_n`` samples, and while time is left)."""
         scale = max(abs(solution.objective), abs(solution.threshold))
         if solution.gap <= STALLED_GAP_RTOL * scale:
             solution.status = Status.OPTIMAL
@@ -331,7 +393,7 @@ class HingeMKLNewton:
                 f"steps stalled at gap {solution.gap:.3g} ({solution.gap / scale:.2g} of the "
                 f"scale, at most {STALLED_GAP_RTOL:g}): no QCQP fallback")))
             return solution
-        if len(y) > budget("qcqp_fallback_max_n"):
+        if len(self.y) > budget("qcqp_fallback_max_n"):
             return solution
         if self._past_deadline():
             solution.status = Status.ITERATION_LIMIT  # no time left for the QCQP master

@@ -50,7 +50,7 @@ class IpoptOracle:
     points that are new columns above the cut in double precision are the answer, and the
     whole search runs only when there is none.
 
-    Over an index set of a semi-infinite program (a family with a ``width``; its prices are
+    Over an index set of a semi-infinite program (a family with ``index_points``; its prices are
     double precision whatever ``search_dtype``) every current index point climbs with the
     stage (2) points, in the same batch, and is a candidate (the exchange step: an active
     point sits near a maximizer of t ↦ g(x_k, t) that the master's new x_k has moved, by a
@@ -76,17 +76,18 @@ class IpoptOracle:
             return self._price(pricing_round)
 
     def _price(self, pricing_round: PricingRound) -> OracleResult:
+        """The search of the class docstring, family by family: the screened starts
+        (:meth:`_screened_starts`), stage (1) (:meth:`_climb`; left out over an index set
+        with Hessians), stage (2) (:meth:`_refine`, the current index points climbing with
+        the others: the exchange step), stage (3) (:meth:`_polish`), then the best distinct
+        candidates of all families (:meth:`_result`)."""
         scored, attempts, statuses = [], [], []
         for problem in pricing_round.problems:
             if problem.family.finite:
                 raise ValueError(f"IpoptOracle needs a continuous family, got the finite "
                                  f"{problem.family!r}: use oracle='grid'")
-            sample = problem.family.starting_points(
-                pricing_round.X, max(self.n_samples, self.n_starts), pricing_round.rng)
-            starts = self._best(problem, sample, self.n_starts, self.search_dtype)
-            own = np.array([c.theta for c in pricing_round.columns
-                            if c.family == problem.family]).reshape(-1, len(problem.lower))
             index_set = problem.family.index_points
+            starts, own = self._screened_starts(problem, pricing_round)
             one_stage = index_set and self._hessians(problem) is not None
             if one_stage:
                 climbing = starts
@@ -99,10 +100,7 @@ class IpoptOracle:
                                                   not index_set)
                     if found is not None:
                         return found
-                ascent = ascend_box(self._search_function(problem), starts, problem.lower,
-                                    problem.upper, tol=self.tol,
-                                    max_iter=self.max_iter // 2, relative=not index_set)
-                climbing = ascent.x[self._basins(problem, ascent.x, ascent.fun, pricing_round)]
+                climbing = self._climb(problem, starts, pricing_round, not index_set)
             moving = own if index_set else own[:0]  # the exchange step
             if not len(climbing) + len(moving):  # nothing new, nothing to move
                 continue
@@ -114,32 +112,59 @@ class IpoptOracle:
             if one_stage:
                 ends = ends[self._basins(problem, refined.x[ends], refined.fun[ends],
                                          pricing_round)]
-            if not len(ends):  # every start climbed to a current column: nothing new here
-                continue
-            points, converged = refined.x[ends], refined.converged[ends]
-            # IPOPT polishes the `n_polish` best, except where Newton steps converged
-            polish = np.arange(len(ends)) < self.n_polish
-            if refined.newton:
-                statuses += [Status.OPTIMAL] * int(np.sum(polish & converged))
-                polish &= ~converged
+            if len(ends):  # else every start climbed to a current column: nothing new here
+                self._polish(problem, refined, ends, not index_set, scored, attempts, statuses)
+        return self._result(pricing_round, scored, attempts, statuses)
+
+    def _screened_starts(self, problem, pricing_round: PricingRound):
+        """The ``n_starts`` best of ``n_samples`` sample points of the family (screened in
+        ``search_dtype``), and the family's current columns (their θ's)."""
+        sample = problem.family.starting_points(
+            pricing_round.X, max(self.n_samples, self.n_starts), pricing_round.rng)
+        starts = self._best(problem, sample, self.n_starts, self.search_dtype)
+        own = np.array([c.theta for c in pricing_round.columns
+                        if c.family == problem.family]).reshape(-1, len(problem.lower))
+        return starts, own
+
+    def _climb(self, problem, starts, pricing_round: PricingRound, relative: bool):
+        """Stage (1): every start ascends together (:func:`solvers.ascend_box`); the end
+        points grouped into basins (:meth:`_basins`), best first."""
+        ascent = ascend_box(self._search_function(problem), starts, problem.lower,
+                            problem.upper, tol=self.tol, max_iter=self.max_iter // 2,
+                            relative=relative)
+        return ascent.x[self._basins(problem, ascent.x, ascent.fun, pricing_round)]
+
+    def _polish(self, problem, refined, ends, relative: bool, scored, attempts, statuses):
+        """Stage (3): IPOPT (or L-BFGS-B) polishes the ``n_polish`` best end points of
+        stage (2) that its Newton steps did not converge; the others keep stage (2)'s prices,
+        evaluated in double precision. Appends to ``scored``, ``attempts``, ``statuses``."""
+        points, converged = refined.x[ends], refined.converged[ends]
+        polish = np.arange(len(ends)) < self.n_polish
+        if refined.newton:
+            statuses += [Status.OPTIMAL] * int(np.sum(polish & converged))
+            polish &= ~converged
+        if polish.any():
             res = maximize_box(problem.value_and_grad, points[polish], problem.lower,
                                problem.upper, method=self.method, tol=self.tol,
-                               max_iter=self.max_iter, relative=not index_set,
-                               value_scale=problem.value_scale) if polish.any() else None
-            if res is not None:
-                attempts += [a for a in res.attempts
-                             if a.solver != self.method or not a.status.usable]
-                statuses += res.statuses
-                scored += [(v, problem.column(x)) for v, x in zip(res.fun, res.x)]
-            # stage (2) evaluated its points in double precision: their prices as they are
-            scored += [(v, problem.column(x)) for v, x in zip(refined.fun[ends][~polish],
-                                                               points[~polish])]
+                               max_iter=self.max_iter, relative=relative,
+                               value_scale=problem.value_scale)
+            attempts += [a for a in res.attempts
+                         if a.solver != self.method or not a.status.usable]
+            statuses += res.statuses
+            scored += [(v, problem.column(x)) for v, x in zip(res.fun, res.x)]
+        scored += [(v, problem.column(x)) for v, x in zip(refined.fun[ends][~polish],
+                                                           points[~polish])]
+
+    @staticmethod
+    def _result(pricing_round: PricingRound, scored, attempts, statuses) -> OracleResult:
+        """The best distinct candidates of the round and its status: optimal where a polish
+        (or a Newton-converged point) was, or none was needed (the searches found only
+        current columns, a complete answer)."""
         # local maxima found from different starts agree only to the solver's tolerance
         # (an index point priced above the cut is new however close to a current one)
         columns, scores = best_distinct(scored, pricing_round.n_price,
                                         exclude=pricing_round.columns, rtol=1e-3,
                                         cut=pricing_round.cut)
-        # no polish at all: the searches found only current columns, a complete answer
         status = Status.OPTIMAL if not statuses or any(s is Status.OPTIMAL for s in statuses) \
             else Status.OPTIMAL_INACCURATE if any(s.usable for s in statuses) \
             else Status.SOLVER_ERROR
