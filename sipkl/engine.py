@@ -97,6 +97,22 @@ class ColumnGeneration:
         the state of a master, oracle or drop rule that is :class:`~sipkl.contracts.Stateful`)
         is written there atomically (:mod:`sipkl.checkpoint`); ``run(..., resume=path)``
         continues from it as the uninterrupted run would.
+
+    Examples
+    --------
+    IKL by hand: the Newton master, the certified DC oracle, one starting column.
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_moons
+    >>> from sipkl import Column, ColumnGeneration, GaussianIso
+    >>> from sipkl.masters import HingeMKLNewton
+    >>> from sipkl.oracles import DCGaussianOracle
+    >>> X, y = make_moons(100, noise=0.2, random_state=0)
+    >>> y = np.where(y == 1, 1.0, -1.0)
+    >>> engine = ColumnGeneration(HingeMKLNewton(y, C=10.0), DCGaussianOracle())
+    >>> result = engine.run(GaussianIso(), X, [Column.make(GaussianIso(), 1.0)])
+    >>> result.status.value, result.success
+    ('certified_optimal', True)
     """
 
     def __init__(self, master: Master, oracle: Oracle, *, tol: float = 1e-4, atol: float = 0.0,

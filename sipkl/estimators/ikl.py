@@ -68,6 +68,17 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
     n_iter_ : int (binary) or array of int
     expansions_ : list of KernelExpansion, the prediction model (see :mod:`sipkl.persistence`
         for saving it without pickle)
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> from sipkl import GaussianIso, IKLClassifier
+    >>> X, y = make_moons(100, noise=0.2, random_state=0)
+    >>> clf = IKLClassifier(family=GaussianIso(), C=10.0, oracle="dc", random_state=0)
+    >>> clf.fit(X, y).result_.status.value   # the DC oracle proved the pricing
+    'certified_optimal'
+    >>> len(clf.kernel_.columns), clf.score(X, y) > 0.9
+    (3, True)
     """
 
     _parameter_constraints = {

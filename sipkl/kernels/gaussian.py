@@ -107,7 +107,23 @@ def _median_sqdiff_per_dim_of(X) -> np.ndarray:
 
 
 class GaussianIso(OneParameterFamily):
-    """Isotropic Gaussian, ``exp(−s ‖x − x′‖²)``, one scale s ∈ ``bounds``."""
+    """Isotropic Gaussian, ``exp(−s ‖x − x′‖²)``, one scale s ∈ ``bounds``.
+
+    Parameters
+    ----------
+    bounds : (float, float)
+        The box of s (non-negative).
+    features : sequence of int, optional
+        The input columns the kernel reads (all by default).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sipkl import GaussianIso
+    >>> K = GaussianIso().gram([2.0], np.array([[0.0], [1.0]]))
+    >>> bool(K[0, 1] == np.exp(-2.0)), K.diagonal().tolist()
+    (True, [1.0, 1.0])
+    """
 
     param_name = "s"
 
@@ -195,7 +211,22 @@ def _on_varying(X, make):
 class GaussianARD(KernelFamily):
     """Gaussian with one scale per dimension, ``exp(−Σ_d s_d ([x]_d − [x′]_d)²)`` (eq. 13).
 
-    ``n_features`` may be left ``None``: the dimension is then taken from the data.
+    Parameters
+    ----------
+    n_features : int, optional
+        The dimension; ``None`` takes it from the data.
+    bounds : (float, float)
+        The box of each scale s_d (non-negative).
+    features : sequence of int, optional
+        The input columns the kernel reads (all by default).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sipkl import GaussianARD
+    >>> K = GaussianARD().gram([1.0, 0.0], np.array([[0.0, 0.0], [1.0, 5.0]]))
+    >>> bool(K[0, 1] == np.exp(-1.0))   # the second dimension has scale 0: ignored
+    True
     """
 
     param_name = "s"

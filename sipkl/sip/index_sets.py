@@ -88,6 +88,13 @@ class Box(IndexSet):
     Halton sequence (a deterministic spread), then uniform random points, for half the ``n``
     each. Both are affine in the box, so a rescaled box ``1000·T`` gives the rescaled points.
     ``X`` is unused (it is the training data of a kernel family).
+
+    Examples
+    --------
+    >>> from sipkl.sip import Box
+    >>> T = Box([0.0], [1.0])
+    >>> T.tensor_grid(3).ravel().tolist(), T.same_columns(T.tensor_grid(3), [0.5], 1e-6).tolist()
+    ([0.0, 0.5, 1.0], [False, True, False])
     """
 
     def __init__(self, lower, upper, name: str = None):

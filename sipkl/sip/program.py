@@ -80,6 +80,24 @@ class SemiInfiniteProgram:
         ``"g1"``, … by its position.
     constraints : list of cvxpy constraints
         The finite constraints.
+
+    Examples
+    --------
+    The best quadratic approximation of eᵗ on [−1, 1] in the uniform norm, |err(c, t)| ≤ z,
+    with a stated Lipschitz constant of t ↦ err(c, t), which makes the pricing a proof:
+
+    >>> import cvxpy as cp
+    >>> import numpy as np
+    >>> from sipkl.sip import Box, SemiInfiniteConstraint, SemiInfiniteProgram
+    >>> c, z = cp.Variable(3), cp.Variable()
+    >>> err = lambda c, t: np.vander(t[:, 0], 3, increasing=True) @ c - np.exp(t[:, 0])
+    >>> T = Box([-1.0], [1.0])
+    >>> problem = SemiInfiniteProgram(cp.Minimize(z), [
+    ...     SemiInfiniteConstraint(lambda c, t: err(c, t) - z, c, T, vectorized=True),
+    ...     SemiInfiniteConstraint(lambda c, t: -err(c, t) - z, c, T, vectorized=True)])
+    >>> result = problem.solve(lipschitz=lambda c: abs(c[1]) + 2 * abs(c[2]) + np.e)
+    >>> result.status.value, round(result.objective, 5)
+    ('certified_optimal', 0.04502)
     """
 
     def __init__(self, objective, semi_infinite, constraints: Sequence = ()):
