@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a sourc
 
 from sipkl import Column, GaussianIso, PricingRound  # noqa: E402
 from sipkl.datasets import make_checkerboard  # noqa: E402
-from sipkl.kernels.base import squared_distances  # noqa: E402
+from sipkl.kernels.pricers import squared_distances  # noqa: E402
 from sipkl.masters import HingeMKLNewton  # noqa: E402
 from sipkl.oracles import DCGaussianOracle, GridOracle  # noqa: E402
 from sipkl.workspace import Workspace  # noqa: E402

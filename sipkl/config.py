@@ -26,7 +26,7 @@ The budgets (:data:`BUDGETS` holds the defaults):
 ``lazy_block_elements`` (2²², 32 MB)
     Elements of one block of rows of a lazy Gram matrix.
 ``row_block_elements`` (2²⁰, 8 MB)
-    Elements of one temporary block of rows (:func:`~sipkl.kernels.base.row_blocks`).
+    Elements of one temporary block of rows (:func:`~sipkl.kernels.pricers.row_blocks`).
 ``cache_block_elements`` (2¹⁵, 256 kB)
     Elements of one block of a pass over pairwise distances that should stay in the core's
     cache.
@@ -41,7 +41,7 @@ The budgets (:data:`BUDGETS` holds the defaults):
     size, and forms it block by block at each evaluation beyond.
 ``point_thetas`` (16)
     At most this many θ's are priced through the points rather than the pairs
-    (:class:`~sipkl.kernels.base.PointExponential`).
+    (:class:`~sipkl.kernels.pricers.PointExponential`).
 ``working_set_start`` (1000)
     Points of each class in the first working set of an SVM on lazy Gram matrices, when no
     start is given; also the fewest points that join a working set in one round.

@@ -18,7 +18,8 @@ import numpy as np
 from scipy.linalg.blas import daxpy
 
 from .config import budget
-from .kernels.base import KernelFamily, row_blocks
+from .kernels.base import KernelFamily
+from .kernels.pricers import row_blocks
 
 
 class LazyGram:

@@ -8,7 +8,8 @@ import numpy as np
 
 from .config import budget
 from .contracts import Column, PricingProblemBase, SecondOrderRegularizer
-from .kernels.base import KernelFamily, SecondOrderPricer, column_to_dict, family_to_dict
+from .kernels.base import KernelFamily, column_to_dict, family_to_dict
+from .kernels.pricers import SecondOrderPricer
 from .lazy_gram import LazyGram
 from .price import PriceMatrix
 from .threads import one_blas_thread

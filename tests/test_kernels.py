@@ -6,7 +6,7 @@ import pytest
 import sipkl.kernels.gaussian as gaussian
 from sipkl import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
                    KernelUnion, Laplacian, Polynomial, PriceMatrix, Precomputed)
-from sipkl.kernels.base import (PairExponential, PointExponential, PointPairExponential,
+from sipkl.kernels.pricers import (PairExponential, PointExponential, PointPairExponential,
                                 VaryingCoordinates, gaussian_gram, squared_distances,
                                 upper_triangle)
 from sipkl.workspace import Workspace

@@ -8,7 +8,7 @@
   literal name) below the front ends: the contracts declare each one
   (:mod:`sipkl.contracts`: ``StartsEmpty``, ``TimeLimited``, ``ProvesBound``, ``Stateful``,
   ``ColumnFamily``, ``PricingProblemBase``, ``SecondOrderRegularizer``; the kernels'
-  ``SecondOrderPricer`` and ``ExponentialSum``).
+  ``ExponentialSum`` and the pricers' ``SecondOrderPricer``).
 * Importing the back-ends folder as ``solvers`` (from the repository root, where it lies) gives
   the package ``sipkl.solvers`` itself: one ``Status`` enum, whichever is imported first.
 """

@@ -6,7 +6,7 @@ import sipkl.lazy_gram
 import sipkl.workspace
 from sipkl import GaussianARD, GaussianIso, GaussianSeparate, IKLClassifier
 from sipkl.contracts import Column
-from sipkl.kernels.base import PointPairExponential
+from sipkl.kernels.pricers import PointPairExponential
 from sipkl.lazy_gram import LazyGram, add_scaled, combined_gram
 from sipkl.masters.hinge import HingeMKLNewton
 from sipkl.price import PriceMatrix

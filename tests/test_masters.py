@@ -361,7 +361,7 @@ def test_newton_master_on_repeated_samples_and_equal_columns():
     repeated pairs: K(d) on the free support vectors is singular, LAPACK answered the KKT
     system of the Hessian with NaN and the master raised LinAlgError. It must reach the
     QCQP master's optimum from the same start."""
-    from sipkl.kernels.base import squared_distances
+    from sipkl.kernels.pricers import squared_distances
     data = np.load(Path(__file__).parent / "data" / "breast_cancer_split5.npz")
     X, y = data["X"], data["y"]
     D = squared_distances(X, X)

@@ -23,9 +23,10 @@ from collections import OrderedDict
 import numpy as np
 
 from ..config import budget
-from .base import (KernelFamily, OneParameterFamily, PairExponential, PointExponential,
-                   PointPairExponential, VaryingCoordinates, check_bounds, gaussian_gram,
-                   row_blocks, squared_distances, upper_from_row_blocks, upper_triangle)
+from .base import KernelFamily, OneParameterFamily, check_bounds
+from .pricers import (PairExponential, PointExponential, PointPairExponential, VaryingCoordinates,
+                      gaussian_gram, row_blocks, squared_distances, upper_from_row_blocks,
+                      upper_triangle)
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])

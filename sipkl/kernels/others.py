@@ -14,7 +14,8 @@ import warnings
 
 import numpy as np
 
-from .base import KernelFamily, OneParameterFamily, squared_distances
+from .base import KernelFamily, OneParameterFamily
+from .pricers import squared_distances
 from .gaussian import _median_sqdist
 
 
