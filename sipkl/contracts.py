@@ -101,7 +101,9 @@ class MasterSolution:
     ``cut_scale`` the magnitude the relative pricing tolerance multiplies (``None``: |λ|; a
     master whose threshold is 0 states the natural scale of its prices), ``objective`` the
     master's objective (minimized), ``gap`` its own optimality gap (absolute), ``model`` what
-    prediction needs (e.g. α and b), ``column_prices`` the price of each current column.
+    prediction needs, one typed model per master (e.g. :class:`~sipkl.masters.models.
+    HingeModel`: α and b; ``None`` for a failed solve), ``column_prices`` the price of each
+    current column.
     ``convex`` is ``False`` when the master's problem is not convex: its ``gap`` then measures
     stationarity, and a proven pricing bound certifies a stationary point, not an optimum.
     """
@@ -112,7 +114,7 @@ class MasterSolution:
     threshold: float
     gap: float
     status: Status
-    model: dict = field(default_factory=dict)
+    model: object = None
     column_prices: Optional[np.ndarray] = None
     attempts: list = field(default_factory=list)
     convex: bool = True

@@ -195,7 +195,7 @@ def test_alignf_price_is_the_qp_derivative_and_the_alignment_gradient():
     sol = AlignfMaster(y).solve(grams)
     C = centring(30)
     T = C @ np.outer(y, y) @ C
-    fit = sum(v * C @ K @ C for v, K in zip(sol.model["v"], grams))
+    fit = sum(v * C @ K @ C for v, K in zip(sol.model.v, grams))
     W = sol.price.dense()
     K_new = rbf(X, 0.5)
     # derivative of ‖K_v + u K′_c − T‖² at u = 0 (central difference is exact on a quadratic)

@@ -72,7 +72,7 @@ def test_square_loss_dual_vector_is_eq16():
     sol = GreedySquareLossMaster(y, mu, max_steps=0).solve([rbf(X, 0.3), rbf(X, 3.0)])
     np.testing.assert_allclose(sol.weights, [0.5, 0.5])
     c, g = reference_c(K, y, mu)
-    np.testing.assert_allclose(sol.model["c"], c, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(sol.model.c, c, rtol=1e-5, atol=1e-7)
     # objective = Q_μ(K) = −g(K), g(K) = min_c R(c, K) (eqs. 13, 27)
     assert abs(sol.objective + g) <= 1e-7 * abs(g)
     assert sol.threshold == pytest.approx(c @ K @ c, rel=1e-6)

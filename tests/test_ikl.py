@@ -25,7 +25,7 @@ def test_ikl_terminates_with_no_violated_column_on_a_dense_grid(moons, master):
     assert res.status == "converged_local", res.message
     # Independent check: evaluate T(s; α) = ½ Σ α_i α_j y_i y_j exp(−s ‖x_i − x_j‖²) on a
     # dense grid over the whole box, from α alone.
-    w = res.master.model["alpha"] * y
+    w = res.master.model.alpha * y
     d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
     grid = np.concatenate([[0.0], np.geomspace(1e-4, 900.0, 20000)])
     T = np.array([0.5 * w @ np.exp(-s * d2) @ w for s in grid])
@@ -46,7 +46,7 @@ def test_the_certified_oracle_certifies_by_default():
     clf = IKLClassifier(family=GaussianIso(), C=10.0, oracle="dc", random_state=0).fit(X, y)
     res = clf.result_
     assert res.status == "certified_optimal", res.message
-    w = res.master.model["alpha"] * np.where(y == 1, 1.0, -1.0)
+    w = res.master.model.alpha * np.where(y == 1, 1.0, -1.0)
     d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
     grid = np.concatenate([[0.0], np.geomspace(1e-4, 900.0, 4000)])
     assert max(0.5 * w @ np.exp(-s * d2) @ w for s in grid) <= res.threshold * (1 + 1e-4)

@@ -233,7 +233,7 @@ def test_newton_gap_is_a_duality_gap(seed, max_steps):
     C = 1.0
     opt = random_reference(seed, C)[0]
     sol = HingeMKLNewton(y, C, max_steps=max_steps).solve(grams)
-    d, alpha = sol.weights, sol.model["alpha"]
+    d, alpha = sol.weights, sol.model.alpha
 
     # α is dual feasible, so (α, λ) with λ = max_m T_m(α) is feasible for the QCQP ...
     assert np.all(alpha >= 0) and np.all(alpha <= C)
@@ -323,7 +323,7 @@ def test_newton_master_closes_the_gap_on_block_constant_kernels(seed):
     sol = HingeMKLNewton(y, 1.0).solve(grams)
     assert sol.status.value == "optimal"
     assert any("solved by the QCQP master" in a.message for a in sol.attempts)
-    T = 0.5 * np.array([(sol.model["alpha"] * y) @ K @ (sol.model["alpha"] * y) for K in grams])
+    T = 0.5 * np.array([(sol.model.alpha * y) @ K @ (sol.model.alpha * y) for K in grams])
     assert T.max() - sol.weights @ T <= 1e-5 * abs(sol.objective)
     J = solve_svm_dual(sum(d * K for d, K in zip(sol.weights, grams)), y, 1.0, tol=1e-10)
     np.testing.assert_allclose(sol.objective, J.objective, rtol=1e-6)

@@ -46,7 +46,7 @@ def test_hinge_master_weights_on_simplex_and_columns_priced_at_most_lambda(seed,
     grams = [GaussianIso().gram([s], X) for s in rng.uniform(0.05, 5.0, size=m)]
     sol = HingeMKLNewton(y, C).solve(grams)
     assert np.all(sol.weights >= 0) and np.isclose(sol.weights.sum(), 1.0)
-    w = sol.model["alpha"] * y  # prices recomputed from α, independently of the master
+    w = sol.model.alpha * y  # prices recomputed from α, independently of the master
     prices = np.array([0.5 * w @ K @ w for K in grams])
     assert np.all(prices <= sol.threshold * (1 + 1e-9) + 1e-12)
     assert sol.gap >= -1e-9

@@ -187,12 +187,13 @@ def test_drop_rule_needs_an_increase_relative_to_the_objective_scale():
     maximization); the same answers with f and σ_f multiplied by 1000."""
     from sipkl.contracts import MasterSolution, Status
     from sipkl.sip.drop_rule import DropAfterIncrease
+    from sipkl.sip.master import DiscretizedModel
 
     def answers(sense, values, unit):
         rule = DropAfterIncrease(sense, rtol=1e-6)
         return [rule(MasterSolution(weights=np.ones(1), objective=sense * v * unit, price=None,
                                     threshold=0.0, gap=0.0, status=Status.OPTIMAL,
-                                    model={"objective_scale": 2.0 * unit}))
+                                    model=DiscretizedModel([], [], 2.0 * unit)))
                 for v in values]
 
     # increases since the last drop: none (first), 1e-6 (≤ 2e-6), 3e-6 (> 2e-6), 1.5e-6, 3e-6

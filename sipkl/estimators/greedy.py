@@ -49,7 +49,7 @@ class GreedySquareLossEstimator(ColumnGenerationEstimator):
             result = self._engine(master, oracle, seed, n_price=self.n_price).run(
                 family, X, start)
             self.expansions_.append(KernelExpansion(LearnedKernel(result.columns, result.weights),
-                                                    X, result.master.model["alpha"]))
+                                                    X, result.master.model.alpha))
             results.append(result)
         store_runs(self, results, [e.kernel for e in self.expansions_])
 

@@ -120,10 +120,10 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
                                   obj_tol=obj_tol, n_price=self.n_price)
             result = engine.run(family, X, [start])
             model = result.master.model
-            sv = np.flatnonzero(model["alpha"] > 0)
+            sv = np.flatnonzero(model.alpha > 0)
             self.expansions_.append(KernelExpansion(
                 LearnedKernel(result.columns, result.weights), X[sv],
-                (model["alpha"] * model["y"])[sv], model["bias"]))
+                (model.alpha * model.y)[sv], model.bias))
             results.append(result)
         store_runs(self, results, [e.kernel for e in self.expansions_])
         return self

@@ -120,7 +120,7 @@ class NonlinearKernelRidge(ExpansionRegressorMixin, ColumnGenerationEstimator):
         kernel = LearnedKernel(offset.columns + result.columns,
                                np.concatenate([offset.weights, result.weights]), self.degree)
         store_runs(self, [result], [kernel])
-        self.expansions_ = [KernelExpansion(kernel, X, result.master.model["alpha"], y_mean)]
+        self.expansions_ = [KernelExpansion(kernel, X, result.master.model.alpha, y_mean)]
         return self
 
     def __sklearn_tags__(self):

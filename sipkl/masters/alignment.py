@@ -42,6 +42,7 @@ from ..solvers.cvx import DEFAULT_SOLVERS
 
 from ..contracts import MasterSolution
 from ..price import PriceMatrix
+from .models import AlignmentModel
 
 
 def center(K: np.ndarray) -> np.ndarray:
@@ -182,8 +183,8 @@ class FSAMMaster:
         alignment = t.alignment(K)
         return MasterSolution(weights=weights, objective=-alignment, price=price, threshold=0.0,
                               gap=0.0, status=Status.OPTIMAL,
-                              model={"ridge": self.epsilon, "alignment": alignment,
-                                     "steps": weights[new]},
+                              model=AlignmentModel(alignment, ridge=self.epsilon,
+                                                   steps=weights[new]),
                               column_prices=np.array([np.vdot(W, G) for G in grams]))
 
 
@@ -226,7 +227,7 @@ class AlignfMaster:
             return MasterSolution(weights=np.zeros(0), objective=0.0,
                                   price=residual_price(t, np.zeros((len(t), len(t)))),
                                   threshold=0.0, gap=0.0, status=Status.OPTIMAL,
-                                  model={"alignment": 0.0, "v": np.zeros(0)},
+                                  model=AlignmentModel(0.0, v=np.zeros(0)),
                                   column_prices=np.zeros(0))
         Kc = np.stack([center(G) for G in grams])
         B = Kc.reshape(m, -1)
@@ -251,7 +252,7 @@ class AlignfMaster:
         return MasterSolution(weights=weights, objective=-alignment,
                               price=residual_price(t, np.tensordot(v_star, Kc, axes=1)),
                               threshold=0.0, gap=max(0.0, float(prices.max())), status=status,
-                              model={"alignment": alignment, "v": v_star},
+                              model=AlignmentModel(alignment, v=v_star),
                               column_prices=prices, attempts=attempts)
 
 
@@ -272,7 +273,7 @@ class UniformMaster:
         alignment = self.target.alignment(center(sum(grams) / m))
         return MasterSolution(weights=np.full(m, 1.0 / m), objective=-alignment,
                               price=None, threshold=0.0, gap=0.0, status=Status.OPTIMAL,
-                              model={"alignment": alignment}, column_prices=np.zeros(m))
+                              model=AlignmentModel(alignment), column_prices=np.zeros(m))
 
 
 class Shrinkage:

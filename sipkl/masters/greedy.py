@@ -45,6 +45,7 @@ from ..contracts import MasterSolution
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
 from .common import simplex_start
+from .models import SquareLossModel
 
 
 def _check_targets(y) -> np.ndarray:
@@ -185,5 +186,5 @@ class GreedySquareLossMaster:
         return MasterSolution(
             weights=weights, objective=float(mu * y @ alpha), price=PriceMatrix.rank_one(c),
             threshold=threshold, gap=max(0.0, float(forward)) / (4.0 * mu), status=status,
-            model={"alpha": alpha, "c": c, "mu": mu, "line_searches": n_steps},
+            model=SquareLossModel(alpha, c, mu, n_steps),
             column_prices=prices, attempts=attempts)

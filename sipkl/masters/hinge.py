@@ -37,6 +37,7 @@ from ..solvers.cvx import DEFAULT_SOLVERS
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
 from .common import simplex_start
+from .models import HingeModel
 from .working_set import svm_on_working_set
 
 
@@ -142,7 +143,7 @@ def _solution(grams, y, C, alpha, bias, d, status, attempts, Kw=None) -> MasterS
     primal = float(alpha.sum() - d @ T)  # J(d) when α is optimal for K(d)
     return MasterSolution(weights=d, objective=primal, price=PriceMatrix.rank_one(w, 0.5),
                           threshold=lam, gap=lam - float(d @ T), status=status,
-                          model={"alpha": alpha, "bias": bias, "y": y, "C": C},
+                          model=HingeModel(alpha, bias, y, C),
                           column_prices=T, attempts=attempts)
 
 

@@ -36,6 +36,7 @@ from ..price import PriceMatrix
 from ..solvers import Attempt, Status
 from ..threads import one_blas_thread
 from .hinge import _check, _column_products, combined_svm
+from .models import HingeModel
 
 
 class HingeMKLLpNorm:
@@ -112,5 +113,5 @@ class HingeMKLLpNorm:
         return MasterSolution(weights=d, objective=float(alpha.sum() - d @ T),
                               price=PriceMatrix.rank_one(w, 0.5), threshold=0.0,
                               gap=dual_norm - float(d @ T), status=status,
-                              model={"alpha": alpha, "bias": svm.bias, "y": y, "C": self.C},
+                              model=HingeModel(alpha, svm.bias, y, self.C),
                               column_prices=T, attempts=attempts)

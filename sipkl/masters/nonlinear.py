@@ -73,6 +73,7 @@ from ..solvers import Attempt, Status
 from ..contracts import MasterSolution
 from ..price import PriceMatrix
 from .greedy import _check_positive, _check_targets
+from .models import NKRRModel
 
 NORMS = ("l1", "l2")
 
@@ -185,7 +186,7 @@ class NonlinearKRRMaster:
                  else PriceMatrix(dense=W))
         return MasterSolution(weights=delta, objective=F, price=price, threshold=threshold,
                               gap=self._gap(delta, g), status=status,
-                              model={"alpha": alpha, "degree": self.degree, "eta": eta},
+                              model=NKRRModel(alpha, self.degree, eta),
                               column_prices=g, attempts=attempts, convex=self.degree == 1)
 
     def _gap(self, delta, g) -> float:

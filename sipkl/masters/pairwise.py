@@ -58,6 +58,7 @@ from ..kernels import LearnedKernel
 from ..price import PriceMatrix
 from ..contracts import Column
 from .alignment import AlignmentTarget, center
+from .models import AlignmentModel
 
 
 def target_codes(y) -> np.ndarray:
@@ -146,7 +147,7 @@ class PairwiseAlignmentMaster:
         prices = np.array([np.sum(W * G) for G in grams])
         return MasterSolution(weights=weights, objective=-A, price=PriceMatrix(dense=W),
                               threshold=0.0, gap=0.0,
-                              status=Status.OPTIMAL, model={"alignment": A},
+                              status=Status.OPTIMAL, model=AlignmentModel(A),
                               column_prices=prices)
 
     def _start(self, grams):

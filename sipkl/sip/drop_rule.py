@@ -39,7 +39,7 @@ class DropAfterIncrease:
 
     with ``sense`` = 1 for a minimization (−1 for a maximization, whose value decreases as
     points are added) and σ_f the objective's scale that the master states
-    (``solution.model["objective_scale"]``, Σ |terms| of f at its solution, see
+    (``solution.model.objective_scale``, Σ |terms| of f at its solution, see
     :class:`~sipkl.sip.master.DiscretizedMaster`): the same rule when f is multiplied by
     any constant. Otherwise every point is kept for this round (Kelley's cutting planes).
 
@@ -64,7 +64,7 @@ class DropAfterIncrease:
 
     def __call__(self, solution: MasterSolution) -> bool:
         value = self.sense * solution.objective
-        scale = solution.model["objective_scale"]
+        scale = solution.model.objective_scale
         if self.last is not None and value - self.last <= self.rtol * scale:
             return False
         self.last = value

@@ -10,6 +10,8 @@ dual of the semi-infinite program, which the engine prunes with.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from typing import Sequence
 
 import cvxpy as cp
@@ -20,6 +22,18 @@ from ..solvers import solve_cvxpy
 from ..solvers.cvx import DEFAULT_SOLVERS
 from .constraint import SemiInfiniteConstraint, magnitude
 from .space import ConstraintPrice
+
+
+@dataclass
+class DiscretizedModel:
+    """What a solve of the restricted master leaves: the value of every variable (in the
+    order of ``DiscretizedMaster.variables``), the price (one
+    :class:`~sipkl.sip.space.ConstraintPrice` per constraint), and σ_f, the objective's scale
+    of the next solve."""
+
+    values: list
+    price: list
+    objective_scale: float = 1.0
 
 
 class DiscretizedMaster:
@@ -48,8 +62,8 @@ class DiscretizedMaster:
     ``column_prices`` are the relative values g_j(x_k, t)/s_j at the index points.
 
     ``gap`` is 0: cvxpy reports no duality gap, and the master's optimality is the solver's
-    status (``optimal``; anything else is no certificate). ``model["values"]`` holds the
-    values of every variable, ``model["price"]`` the price, ``model["objective_scale"]`` σ_f at
+    status (``optimal``; anything else is no certificate). ``model`` (a
+    :class:`DiscretizedModel`) holds the values of every variable, the price, and σ_f at
     this solution (the scale of the next solve). The problem may be infeasible or
     unbounded: then the solution is the failed one with that status, which the engine
     reports as ``master_failed``.
@@ -126,13 +140,13 @@ class DiscretizedMaster:
         solution = MasterSolution(
             weights=weights, objective=float(problem.value) * self._objective_scale,
             price=price, threshold=0.0, gap=0.0, status=status, attempts=attempts,
-            model={"values": [v.value for v in self.variables], "price": price},
+            model=DiscretizedModel([v.value for v in self.variables], price),
             column_prices=relative, cut_scale=1.0)
         self._scales = np.array([p.scale for p in price])
         scale = _positive(float(np.max(magnitude(self.objective.expr, 1))))
         if scale >= SCALE_COLLAPSE * self._objective_scale:
             self._objective_scale = scale
-        solution.model["objective_scale"] = self._objective_scale
+        solution.model.objective_scale = self._objective_scale
         return solution
 
 

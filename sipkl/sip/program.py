@@ -284,12 +284,12 @@ class SemiInfiniteProgram:
     def _result(self, cg, check_points=None) -> SIPResult:
         """The :class:`SIPResult` of an engine result (variables set to its values)."""
         sol, model = cg.master, cg.master.model
-        for variable, value in zip(self.master.variables, model.get("values", ())):
+        for variable, value in zip(self.master.variables, model.values if model else ()):
             variable.value = value
         groups = self.master.groups(cg.columns)
         points = [np.array([cg.columns[k].theta for k in g]).reshape(-1, c.T.dim)
                   for c, g in zip(self.semi_infinite, groups)]
-        price = model.get("price")
+        price = model.price if model else None
         if check_points is None:
             candidates = [] if cg.pricing is None else cg.pricing.columns
             check_points = [np.vstack([p] + [np.array([k.theta]) for k in candidates
