@@ -22,7 +22,7 @@ raises a :class:`~sipkl.solvers.status.SolverError` (the engine survives
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Protocol, Sequence, runtime_checkable
+from typing import Generic, Optional, Protocol, Sequence, TypeVar, runtime_checkable
 
 import numpy as np
 
@@ -89,8 +89,15 @@ class Column:
                 f"{self.family.param_name}={np.round(self.theta, 6).tolist()})")
 
 
+#: the price of a column space, what its master hands the pricing: a
+#: :class:`~sipkl.price.PriceMatrix` W for kernel learning, a list of
+#: :class:`~sipkl.sip.space.ConstraintPrice` (x_k and each constraint's scale) for a
+#: semi-infinite program
+P = TypeVar("P")
+
+
 @dataclass
-class MasterSolution:
+class MasterSolution(Generic[P]):
     """What a restricted master hands back after each solve.
 
     ``weights`` are the kernel weights of the columns (in order; for a semi-infinite program
@@ -110,7 +117,7 @@ class MasterSolution:
 
     weights: np.ndarray
     objective: float
-    price: Optional[PriceMatrix]
+    price: Optional[P]
     threshold: float
     gap: float
     status: Status
@@ -236,7 +243,7 @@ class OracleResult:
     attempts: list = field(default_factory=list)
 
 
-class ColumnSpace(Protocol):
+class ColumnSpace(Protocol[P]):
     """What the columns of a run are, for the engine: built once per run.
 
     ``families`` are the concrete families (each with ``param_bounds``, ``grid``,
@@ -256,7 +263,7 @@ class ColumnSpace(Protocol):
 
     def master_inputs(self, columns: Sequence[Column]) -> Sequence: ...
 
-    def pricing_problems(self, price, regularizer=None) -> list[PricingProblem]: ...
+    def pricing_problems(self, price: P, regularizer=None) -> list[PricingProblem]: ...
 
     def forget(self, columns: Sequence[Column]) -> None: ...
 
