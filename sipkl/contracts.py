@@ -21,6 +21,7 @@ raises a :class:`~sipkl.solvers.status.SolverError` (the engine survives
 """
 from __future__ import annotations
 
+import abc
 from dataclasses import dataclass, field
 from typing import Generic, Optional, Protocol, Sequence, TypeVar, runtime_checkable
 
@@ -31,7 +32,7 @@ from .run_status import SUCCESS, RunStatus
 from .solvers.status import SOLVER_FAILURES, Attempt, SolverError, Status
 
 __all__ = ["Attempt", "Column", "ColumnFamily", "ColumnSpace", "Master", "MasterSolution",
-           "Oracle", "OracleResult", "PriceMatrix", "PricingProblem", "PricingProblemBase",
+           "MasterBase", "Oracle", "OracleBase", "OracleResult", "PriceMatrix", "PricingProblem", "PricingProblemBase",
            "PricingRound", "ProvesBound", "RunStatus", "SOLVER_FAILURES", "SUCCESS",
            "SecondOrderRegularizer", "SolverError", "StartsEmpty", "Stateful", "Status",
            "TimeLimited", "proves_bound"]
@@ -330,6 +331,43 @@ class ProvesBound(Protocol):
     (what a ``certified_optimal`` stop needs). An oracle without it is taken to be local."""
 
     def proves_bound(self, family: ColumnFamily, n_features: int) -> bool: ...
+
+
+class MasterBase(abc.ABC):
+    """A base for masters, with the optional capabilities at their defaults: no start from no
+    column (``empty_start = False``, :class:`StartsEmpty`), the run's ``deadline``, which the
+    engine sets before each solve and the master may read (:class:`TimeLimited`), and no
+    state to checkpoint (:class:`Stateful`: ``get_state()`` is ``{}``). ``solve`` is
+    required. Deriving from it is optional: any object with ``solve`` is a :class:`Master`."""
+
+    empty_start: bool = False
+    deadline: Optional[float] = None
+
+    @abc.abstractmethod
+    def solve(self, inputs: Sequence, warm_start: Optional[np.ndarray] = None) -> MasterSolution:
+        """The restricted master over the columns' ``inputs``, from the weights
+        ``warm_start`` (see :class:`Master`)."""
+
+    def get_state(self) -> dict:
+        return {}
+
+    def set_state(self, state: dict) -> None:
+        """Nothing to restore (see :meth:`get_state`)."""
+
+
+class OracleBase(abc.ABC):
+    """A base for oracles, with the optional capabilities at their defaults: a local search
+    (``proves_bound`` is ``False``, :class:`ProvesBound`) with no state to checkpoint.
+    ``price`` is required. Deriving from it is optional: any object with ``price`` is an
+    :class:`Oracle`."""
+
+    @abc.abstractmethod
+    def price(self, pricing_round: PricingRound) -> OracleResult:
+        """The best new columns of one round (see :class:`Oracle`)."""
+
+    def proves_bound(self, family: ColumnFamily, n_features: int) -> bool:
+        """Whether every result over ``family`` carries a proven bound: not by default."""
+        return False
 
 
 def proves_bound(oracle, family: ColumnFamily, n_features: int) -> bool:

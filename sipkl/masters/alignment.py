@@ -40,7 +40,7 @@ import numpy as np
 from ..solvers import Status, solve_cvxpy
 from ..solvers.cvx import DEFAULT_SOLVERS
 
-from ..contracts import MasterSolution
+from ..contracts import MasterBase, MasterSolution
 from ..price import PriceMatrix
 from .models import AlignmentModel
 
@@ -122,7 +122,7 @@ def fsam_step(K: np.ndarray, K_new: np.ndarray, target: AlignmentTarget,
     return float(etas[np.argmax(g)])
 
 
-class FSAMMaster:
+class FSAMMaster(MasterBase):
     """Forward stagewise additive modelling of the centred alignment (afkanpour Algorithm 1).
 
     The combination is ``K_t = ε I_n + Σ_m w_m K_m`` (line 2: ``K_0 = ε I_n``). Each solve
@@ -188,7 +188,7 @@ class FSAMMaster:
                               column_prices=np.array([np.vdot(W, G) for G in grams]))
 
 
-class AlignfMaster:
+class AlignfMaster(MasterBase):
     """alignf (Cortes, Mohri & Rostamizadeh 2010, Prop. 3; "DA" in afkanpour Table 1).
 
     Maximizes the centred alignment over non-negative weights of the current columns
@@ -256,7 +256,7 @@ class AlignfMaster:
                               column_prices=prices, attempts=attempts)
 
 
-class UniformMaster:
+class UniformMaster(MasterBase):
     """Equal weights over the given columns ("DU" in afkanpour Table 1).
 
     It prices no column (``price=None``): the engine stops after the first solve with the

@@ -41,7 +41,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ..solvers import Attempt, Status
 
-from ..contracts import MasterSolution
+from ..contracts import MasterBase, MasterSolution
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
 from .common import simplex_start
@@ -100,7 +100,7 @@ def line_search(K: np.ndarray, D: np.ndarray, y: np.ndarray, mu: float, t_max: f
     return t, max_iter
 
 
-class GreedySquareLossMaster:
+class GreedySquareLossMaster(MasterBase):
     """The greedy master of argyriou Fig. 1, square loss, ridge ``mu`` (μ of eq. 1).
 
     ``solve(grams, warm_start)`` starts from the warm-start weights (the columns just added

@@ -28,7 +28,7 @@ from scipy.linalg import LinAlgError
 from scipy.optimize import OptimizeResult
 
 from ..config import budget
-from ..contracts import MasterSolution
+from ..contracts import MasterBase, MasterSolution
 from ..lazy_gram import LazyGram, combined_gram
 from ..packed_gram import PackedGrams
 from ..solvers import (Attempt, Status, SVMSolution, minimize_simplex_qp, solve_cvxpy,
@@ -158,7 +158,7 @@ def _check(y, C):
     return y, float(C)
 
 
-class HingeMKLQCQP:
+class HingeMKLQCQP(MasterBase):
     """Reference master: the dual QCQP (3) in cvxpy; kernel weights d_m are its duals.
 
     Each T_m(α) ≤ λ is written ``½‖F_m (α∘y)‖² ≤ λ`` with ``F_mᵀF_m = K_m`` (eigen-factor,
@@ -204,7 +204,7 @@ def _bias(alpha, y, C, Kd):
     return float(np.median(g)) if rows.any() else 0.0
 
 
-class HingeMKLNewton:
+class HingeMKLNewton(MasterBase):
     """Fast master: minimize J(d) over the simplex by a projected Newton method.
 
     J is evaluated by an SVM solve (:func:`combined_svm`: from the last SVM's active sets,
@@ -237,9 +237,6 @@ class HingeMKLNewton:
     no further step and does not fall back to the QCQP master: it returns the current weights,
     status ``iteration_limit``.
     """
-
-    #: the ``time.perf_counter()`` instant after which no step is taken (None: no limit)
-    deadline = None
 
     def __init__(self, y, C: float = 1.0, gap_tol: float = 1e-6, svm_tol: float = 1e-6,
                  max_steps: int = 50):

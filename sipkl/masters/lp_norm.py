@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..contracts import MasterSolution
+from ..contracts import MasterBase, MasterSolution
 from ..price import PriceMatrix
 from ..solvers import Attempt, Status
 from ..threads import one_blas_thread
@@ -39,7 +39,7 @@ from .hinge import _check, _column_products, combined_svm
 from .models import HingeModel
 
 
-class HingeMKLLpNorm:
+class HingeMKLLpNorm(MasterBase):
     """ℓp-norm MKL master (hinge loss, p > 1): Kloft's alternation of SVM and weight updates.
 
     Parameters

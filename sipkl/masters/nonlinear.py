@@ -70,7 +70,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 
 from ..solvers import Attempt, Status
 
-from ..contracts import MasterSolution
+from ..contracts import MasterBase, MasterSolution
 from ..price import PriceMatrix
 from .greedy import _check_positive, _check_targets
 from .models import NKRRModel
@@ -112,7 +112,7 @@ def nkrr_terms(grams: np.ndarray, delta: np.ndarray, y: np.ndarray, ridge: float
     return float(y @ alpha), alpha, g, W
 
 
-class NonlinearKRRMaster:
+class NonlinearKRRMaster(MasterBase):
     """Algorithm 1 of cortes_mohri_rostamizadeh as a restricted master (see module notes).
 
     Parameters

@@ -53,10 +53,9 @@ import numpy as np
 
 from ..solvers import Status
 
-from ..contracts import MasterSolution
+from ..contracts import Column, MasterBase, MasterSolution
 from ..kernels import LearnedKernel
 from ..price import PriceMatrix
-from ..contracts import Column
 from .alignment import AlignmentTarget, center
 from .models import AlignmentModel
 
@@ -120,7 +119,7 @@ def pair_alignment(mu1, mu2, p, q, r, a, b, target_norm):
     return (mu1 * a + mu2 * b) / (np.sqrt(norm2) * target_norm)
 
 
-class PairwiseAlignmentMaster:
+class PairwiseAlignmentMaster(MasterBase):
     """The stagewise master of pothin_richard Table 1 (see the module notes).
 
     ``solve(grams, warm_start)``: with ``warm_start=None`` the combination is the best

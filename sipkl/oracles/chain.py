@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..contracts import Oracle, OracleResult, PricingRound
+from ..contracts import Oracle, OracleBase, OracleResult, PricingRound
 from .common import proves_bound
 
 
-class OracleChain:
+class OracleChain(OracleBase):
     """Call ``oracles`` in order; return the first result with a violator.
 
     A violator is a candidate priced above ``pricing_round.cut`` — the value above which the engine

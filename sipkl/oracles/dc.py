@@ -20,7 +20,7 @@ import numpy as np
 from ..solvers import Attempt, Status
 from ..solvers.dc import MAX_DIM, maximize_exp_sum
 
-from ..contracts import OracleResult, PricingRound
+from ..contracts import OracleBase, OracleResult, PricingRound
 from ..kernels.base import ExponentialSum
 from .common import best_distinct
 
@@ -47,7 +47,7 @@ def exp_sum_terms(problem):
     return weights, np.vstack([np.zeros((1, D.shape[1])), D])
 
 
-class DCGaussianOracle:
+class DCGaussianOracle(OracleBase):
     """Global pricing with a proven upper bound, for Gaussian families written with scales.
 
     Parameters

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..contracts import OracleResult, PricingRound
+from ..contracts import OracleBase, OracleResult, PricingRound
 from .common import best_distinct
 
 
-class GridOracle:
+class GridOracle(OracleBase):
     """Price every candidate of a finite list and return the best.
 
     Parameters

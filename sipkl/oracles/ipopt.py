@@ -8,12 +8,12 @@ import numpy as np
 
 from ..solvers import Status, ascend_box, maximize_box, newton_box
 
-from ..contracts import OracleResult, PricingRound
+from ..contracts import OracleBase, OracleResult, PricingRound
 from ..threads import one_blas_thread
 from .common import best_distinct
 
 
-class IpoptOracle:
+class IpoptOracle(OracleBase):
     """Maximize ``<W, K(θ)>`` by local searches from several starting points.
 
     Starts, per family: the ``n_warm`` current columns of that family with the highest

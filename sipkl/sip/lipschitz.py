@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..contracts import OracleResult, PricingRound
+from ..contracts import OracleBase, OracleResult, PricingRound
 from ..oracles.common import best_distinct
 from ..solvers import Attempt, Status
 
@@ -22,7 +22,7 @@ from ..solvers import Attempt, Status
 CANDIDATES = 1000
 
 
-class LipschitzOracle:
+class LipschitzOracle(OracleBase):
     """Global pricing with a proven ``upper_bound`` for pricing problems with a stated
     Lipschitz constant (``problem.lipschitz``: :class:`~sipkl.sip.space.IndexPointPricing`
     from ``SemiInfiniteProgram.solve(lipschitz=L)``).

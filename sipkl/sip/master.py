@@ -17,7 +17,7 @@ from typing import Sequence
 import cvxpy as cp
 import numpy as np
 
-from ..contracts import Column, MasterSolution
+from ..contracts import Column, MasterBase, MasterSolution
 from ..solvers import solve_cvxpy
 from ..solvers.cvx import DEFAULT_SOLVERS
 from .constraint import SemiInfiniteConstraint, magnitude
@@ -36,7 +36,7 @@ class DiscretizedModel:
     objective_scale: float = 1.0
 
 
-class DiscretizedMaster:
+class DiscretizedMaster(MasterBase):
     """Solves the program over the index points given as columns, in cvxpy.
 
     The solution hands the engine: ``weights``, the multipliers of the index points (in the
