@@ -11,19 +11,19 @@ storage by columns),
     K_m w                is one packed symmetric product per matrix (BLAS ``dspmv``),
 
 each reading half the bytes of the full matrices. The full matrices stay where they are (the
-workspace's cache): :class:`PackedGrams` is a sequence of them, with the two sweeps added.
+workspace's cache): :class:`PackedGrams` is a sequence of them, with the two sweeps added (a
+:class:`~sipkl.gram_storage.GramStorage`).
 """
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import numpy as np
 from scipy.linalg.blas import dspmv
 
+from .gram_storage import GramStorage
 from .lazy_gram import combined_gram
 
 
-class PackedGrams(Sequence):
+class PackedGrams(GramStorage):
     """The n × n Gram matrices of :meth:`hold` as a sequence (``grams[m]`` is the matrix
     itself), each with its lower triangle packed, for the two sweeps.
 
@@ -34,9 +34,9 @@ class PackedGrams(Sequence):
     """
 
     def __init__(self, n: int):
+        super().__init__()
         self.n = n
         self._lower = np.tri(n, dtype=bool)  # (i, j), j ≤ i: row by row, the packed order
-        self._grams: list = []
         self._packed: dict[int, np.ndarray] = {}  # id of a held matrix -> its lower triangle
 
     def hold(self, grams) -> "PackedGrams | None":
@@ -50,12 +50,6 @@ class PackedGrams(Sequence):
         self._packed = {id(K): self._packed.get(id(K), new.get(id(K))) for K in grams}
         self._grams = list(grams)
         return self
-
-    def __len__(self) -> int:
-        return len(self._grams)
-
-    def __getitem__(self, m):
-        return self._grams[m]
 
     def _rows(self):
         return [self._packed[id(K)] for K in self._grams]

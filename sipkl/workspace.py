@@ -10,6 +10,7 @@ from .config import budget
 from .contracts import Column, PricingProblemBase, SecondOrderRegularizer
 from .kernels.base import KernelFamily, column_to_dict, family_to_dict
 from .kernels.pricers import SecondOrderPricer
+from .gram_storage import DenseGrams, GramStorage, LazyGrams
 from .lazy_gram import LazyGram
 from .price import PriceMatrix
 from .threads import one_blas_thread
@@ -57,10 +58,11 @@ class Workspace:
                                                               np.asarray(column.theta))
         return self._grams[column]
 
-    def master_inputs(self, columns) -> list:
+    def master_inputs(self, columns) -> GramStorage:
         """The Gram matrices of ``columns`` (see :meth:`gram`), what a kernel master solves
-        over."""
-        return [self.gram(c) for c in columns]
+        over, in the storage this workspace chose for the fit (:mod:`sipkl.gram_storage`)."""
+        storage = LazyGrams if self.lazy else DenseGrams
+        return storage([self.gram(c) for c in columns])
 
     def pricing_problems(self, price: PriceMatrix, regularizer=None) -> list:
         """One :class:`KernelPricingProblem` per concrete family of the run."""

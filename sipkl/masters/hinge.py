@@ -29,7 +29,7 @@ from scipy.optimize import OptimizeResult
 
 from ..config import budget
 from ..contracts import MasterBase, MasterSolution
-from ..lazy_gram import LazyGram, combined_gram
+from ..gram_storage import gram_storage
 from ..packed_gram import PackedGrams
 from ..solvers import (Attempt, Status, SVMSolution, minimize_simplex_qp, solve_cvxpy,
                        solve_svm_dual, svm_on_active_set)
@@ -69,7 +69,8 @@ def _free(alpha, C) -> np.ndarray:
 
 def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1):
     """The SVM (libsvm, tolerance ``tol``, at most ``max_iter`` iterations) for
-    K(d) = Σ d_m K_m, and K(d) on the free support vectors of that SVM (what
+    K(d) = Σ d_m K_m of the :class:`~sipkl.gram_storage.GramStorage` ``grams``, and K(d) on
+    the free support vectors of that SVM (what
     :meth:`HingeMKLNewton._hessian` reads); the n × n K(d) itself is not kept. Given the SVM
     ``start`` at nearby weights, its active sets are tried first
     (:func:`~sipkl.solvers.svm_on_active_set`: a few linear solves, checked by libsvm's own
@@ -81,11 +82,11 @@ def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = 
     solved on a working set grown
     from the SVM ``start`` (its α; see :func:`~sipkl.masters.working_set.svm_on_working_set`:
     K(d) only on that set)."""
-    if len(y) > budget("working_set_min_n") and any(isinstance(K, LazyGram) for K in grams):
+    if grams.lazy and len(y) > budget("working_set_min_n"):
         svm, index, K_S = svm_on_working_set(grams, d, y, C, tol, start, max_iter)
         free = np.flatnonzero(_free(svm.alpha[index], C))
         return svm, K_S[np.ix_(free, free)]
-    Kd = grams.combined(d) if isinstance(grams, PackedGrams) else combined_gram(grams, d)
+    Kd = grams.combined(d)
     svm = None if start is None else _on_active_sets(Kd, y, C, start, tol)
     if svm is None:
         svm = solve_svm_dual(Kd, y, C, tol=tol, max_iter=max_iter)
@@ -126,19 +127,10 @@ class _NewtonSteps:
         self.attempts.append(Attempt("newton", status, message))
 
 
-def _column_products(grams, w) -> np.ndarray:
-    """The columns K_m w (n × m): matrix-vector products, no copy of any Gram block (a lazy
-    Gram matrix computes only its columns on the support of w; a
-    :class:`~sipkl.packed_gram.PackedGrams` reads the lower triangles)."""
-    if isinstance(grams, PackedGrams):
-        return grams.products(w)
-    return np.column_stack([K @ w for K in grams])
-
-
 def _solution(grams, y, C, alpha, bias, d, status, attempts, Kw=None) -> MasterSolution:
     """The master's solution at α (``Kw``: the products K_m (α∘y), when already known)."""
     w = alpha * y
-    T = 0.5 * w @ (_column_products(grams, w) if Kw is None else Kw)  # T_m(α) = ½ wᵀ K_m w
+    T = 0.5 * w @ (grams.products(w) if Kw is None else Kw)  # T_m(α) = ½ wᵀ K_m w
     lam = float(T.max())
     primal = float(alpha.sum() - d @ T)  # J(d) when α is optimal for K(d)
     return MasterSolution(weights=d, objective=primal, price=PriceMatrix.rank_one(w, 0.5),
@@ -186,7 +178,8 @@ class HingeMKLQCQP(MasterBase):
         d = np.clip(np.array([np.asarray(c.dual_value, dtype=float).item() for c in quad]),
                     0.0, None)
         d = d / d.sum()
-        Kd = combined_gram(grams, d)
+        grams = gram_storage(grams)
+        Kd = grams.combined(d)
         return _solution(grams, y, C, a, _bias(a, y, C, Kd), d, status, attempts)
 
 
@@ -278,10 +271,10 @@ class HingeMKLNewton(MasterBase):
         and, where it fails, libsvm once 100× tighter (:meth:`_tighten`); at the end, the
         solution (:meth:`_end_steps`) and, where the steps stalled with the gap open, the
         decision between a stalled optimum and the QCQP master (:meth:`_after_stall`)."""
-        grams = self._packed_grams(grams)
+        grams = self._packed_grams(gram_storage(grams))
         steps = self._start_steps(grams, warm_start)
         for _ in range(self.max_steps):
-            steps.Kw, steps.Kw_of = _column_products(grams, steps.svm.alpha * self.y), steps.svm
+            steps.Kw, steps.Kw_of = grams.products(steps.svm.alpha * self.y), steps.svm
             T = 0.5 * (steps.svm.alpha * self.y) @ steps.Kw
             J = steps.svm.objective
             resolution = self.gap_tol * max(1.0, abs(J))
@@ -403,11 +396,11 @@ class HingeMKLNewton(MasterBase):
     def _packed_grams(self, grams):
         """``grams`` as the :class:`~sipkl.packed_gram.PackedGrams` kept from solve to solve
         (only new columns are packed) where they are arrays whose lower triangles take at
-        most ``packed_gram_bytes`` (:mod:`sipkl.config`); as given otherwise (lazy Gram
-        matrices, larger ones, or a non-finite entry)."""
+        most ``packed_gram_bytes`` (:mod:`sipkl.config`); the storage as given otherwise (lazy
+        Gram matrices, larger ones, or a non-finite entry)."""
         n = len(self.y)
-        if (4 * n * (n + 1) * len(grams) > budget("packed_gram_bytes")
-                or not all(isinstance(K, np.ndarray) and K.shape == (n, n) for K in grams)):
+        if (grams.lazy or 4 * n * (n + 1) * len(grams) > budget("packed_gram_bytes")
+                or not all(np.shape(K) == (n, n) for K in grams)):
             self._packed = None
             return grams
         if self._packed is None:

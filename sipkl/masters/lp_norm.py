@@ -35,7 +35,8 @@ from ..contracts import MasterBase, MasterSolution
 from ..price import PriceMatrix
 from ..solvers import Attempt, Status
 from ..threads import one_blas_thread
-from .hinge import _check, _column_products, combined_svm
+from ..gram_storage import gram_storage
+from .hinge import _check, combined_svm
 from .models import HingeModel
 
 
@@ -67,7 +68,7 @@ class HingeMKLLpNorm(MasterBase):
     def solve(self, grams, warm_start=None) -> MasterSolution:
         # matrix-vector products and small solves: see sipkl.threads
         with one_blas_thread():
-            return self._solve(grams, warm_start)
+            return self._solve(gram_storage(grams), warm_start)
 
     def _unit(self, v) -> np.ndarray:
         """``v ≥ 0`` scaled to the ℓp unit sphere."""
@@ -78,7 +79,7 @@ class HingeMKLLpNorm(MasterBase):
         working set starts from the support of ``start`` (the last SVM's α)."""
         svm, _ = combined_svm(grams, d, self.y, self.C, self.svm_tol, start=start)
         w = svm.alpha * self.y
-        return svm, 0.5 * w @ _column_products(grams, w)
+        return svm, 0.5 * w @ grams.products(w)
 
     def _solve(self, grams, warm_start) -> MasterSolution:
         m, p = len(grams), self.p

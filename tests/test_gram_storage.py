@@ -1,0 +1,40 @@
+"""The Gram storages give one interface: the same sweeps, whichever the storage the column
+space chose, against the sums written out."""
+import numpy as np
+import pytest
+
+from sipkl import Column, GaussianARD
+from sipkl.gram_storage import DenseGrams, LazyGrams, gram_storage
+from sipkl.lazy_gram import LazyGram
+from sipkl.packed_gram import PackedGrams
+from sipkl.workspace import Workspace
+
+THETAS = ([0.5, 2.0], [3.0, 0.1], [0.0, 1.0])
+
+
+@pytest.mark.parametrize("units", [1.0, 1e3])
+def test_every_storage_sweeps_as_the_sums(units):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(30, 2)) * units
+    thetas = [np.array(t) / units ** 2 for t in THETAS]
+    dense = [GaussianARD().gram(t, X) for t in thetas]
+    d, w = np.array([0.2, 0.0, 0.8]), rng.normal(size=30)
+    expected_K = sum(dm * K for dm, K in zip(d, dense))
+    expected_Kw = np.column_stack([K @ w for K in dense])
+    storages = [DenseGrams(dense), LazyGrams([LazyGram(GaussianARD(), t, X) for t in thetas]),
+                PackedGrams(30).hold(dense)]
+    for storage in storages:
+        np.testing.assert_allclose(storage.combined(d), expected_K, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(storage.products(w), expected_Kw, rtol=1e-12, atol=1e-12)
+        assert len(storage) == 3 and storage.lazy == isinstance(storage, LazyGrams)
+
+
+def test_the_column_space_chooses_the_storage_once():
+    X = np.random.default_rng(1).normal(size=(20, 2))
+    columns = [Column.make(GaussianARD(), t) for t in THETAS]
+    cached = Workspace(X, GaussianARD()).master_inputs(columns)
+    lazy = Workspace(X, GaussianARD(), max_gram_bytes=0).master_inputs(columns)
+    assert type(cached) is DenseGrams and type(lazy) is LazyGrams
+    assert gram_storage(cached) is cached  # a storage stays as it is
+    assert type(gram_storage(list(lazy))) is LazyGrams  # a plain list: by its matrices
+    assert type(gram_storage(list(cached))) is DenseGrams
