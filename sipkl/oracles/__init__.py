@@ -5,7 +5,8 @@ returns its best distinct candidates, best first, that are not already columns. 
 name: :data:`sipkl.registry.ORACLES` (:func:`sipkl.registry.make_oracle`).
 """
 from .chain import OracleChain
-from .common import best_distinct, proves_bound
+from ..contracts import proves_bound
+from .common import best_distinct
 from .dc import DCGaussianOracle
 from .grid import GridOracle
 from .ipopt import IpoptOracle

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..contracts import Oracle, OracleBase, OracleResult, PricingRound
-from .common import proves_bound
+from ..contracts import Oracle, OracleBase, OracleResult, PricingRound, proves_bound
 
 
 class OracleChain(OracleBase):

@@ -1,10 +1,7 @@
-"""What the oracles share: selection of the best distinct candidates, and whether an oracle
-proves its bound (:func:`sipkl.contracts.proves_bound`)."""
+"""What the oracles share: selection of the best distinct candidates."""
 from __future__ import annotations
 
 import numpy as np
-
-from ..contracts import proves_bound  # noqa: F401 (the oracles' names for it)
 
 
 def best_distinct(candidates, n: int, exclude=(), rtol: float = 1e-5, cut=None):
