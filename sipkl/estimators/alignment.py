@@ -133,6 +133,15 @@ class AlignmentKernelClassifier(ExpansionClassifierMixin, AlignmentKernelEstimat
     expansions_ : list of KernelExpansion, the second stage as ``Σ_i c_i k(x, x_i) + b``
     n_features_in_ : int
     classes_ : array
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> X, y = make_moons(80, noise=0.2, random_state=0)
+    >>> from sipkl import AlignmentKernelClassifier
+    >>> clf = AlignmentKernelClassifier(random_state=0).fit(X, y)
+    >>> clf.result_.success, clf.score(X, y) > 0.9
+    (True, True)
     """
 
     _parameter_constraints = {**AlignmentKernelEstimator._parameter_constraints, "C": [POSITIVE]}
@@ -223,6 +232,18 @@ class AlignmentKernelRegressor(ExpansionRegressorMixin, AlignmentKernelEstimator
     n_iter_ : int
     expansions_ : list of KernelExpansion, the second stage as ``Σ_i c_i k(x, x_i) + b``
     n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = X[:, 0] * X[:, 1] + 0.05 * rng.normal(size=80)    # a product of two features
+    >>> X_test = rng.normal(size=(200, 3))
+    >>> from sipkl import AlignmentKernelRegressor
+    >>> reg = AlignmentKernelRegressor(random_state=0).fit(X, y)
+    >>> reg.result_.success, reg.score(X_test, X_test[:, 0] * X_test[:, 1]) > 0.5
+    (True, True)
     """
 
     _parameter_constraints = {**AlignmentKernelEstimator._parameter_constraints,

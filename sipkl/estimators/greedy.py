@@ -97,6 +97,18 @@ class GreedyKernelRidge(ExpansionRegressorMixin, GreedySquareLossEstimator):
     n_iter_ : int
     expansions_ : [KernelExpansion], the prediction model Σ_j α_j k(x, x_j)
     n_features_in_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = X[:, 0] * X[:, 1] + 0.05 * rng.normal(size=80)    # a product of two features
+    >>> X_test = rng.normal(size=(200, 3))
+    >>> from sipkl import GreedyKernelRidge
+    >>> reg = GreedyKernelRidge(random_state=0).fit(X, y)
+    >>> reg.result_.success, reg.score(X_test, X_test[:, 0] * X_test[:, 1]) > 0.5
+    (True, True)
     """
 
     @_fit_context(prefer_skip_nested_validation=True)
@@ -148,6 +160,15 @@ class GreedyKernelRidgeClassifier(ExpansionClassifierMixin, GreedySquareLossEsti
     result_ : CGResult or list of CGResult
     n_iter_ : int or array of int
     expansions_ : list of KernelExpansion, one per binary problem
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> X, y = make_moons(80, noise=0.2, random_state=0)
+    >>> from sipkl import GreedyKernelRidgeClassifier
+    >>> clf = GreedyKernelRidgeClassifier(random_state=0).fit(X, y)
+    >>> clf.result_.success, clf.score(X, y) > 0.9
+    (True, True)
     """
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -70,6 +70,22 @@ class NonlinearKernelRidge(ExpansionRegressorMixin, ColumnGenerationEstimator):
     n_iter_ : int
     expansions_ : [KernelExpansion], f(x) = Σ_j α_j k(x, x_j) + ȳ
     n_features_in_ : int
+
+    Examples
+    --------
+    A product of two features is a degree-2 combination of the linear per-feature kernels:
+
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(80, 3))
+    >>> y = X[:, 0] * X[:, 1] + 0.05 * rng.normal(size=80)    # a product of two features
+    >>> X_test = rng.normal(size=(200, 3))
+    >>> from sipkl import NonlinearKernelRidge
+    >>> reg = NonlinearKernelRidge(degree=2, alpha=0.1).fit(X, y)
+    >>> reg.result_.status.value        # F is not convex at degree 2: a KKT point
+    'stationary_point'
+    >>> reg.score(X_test, X_test[:, 0] * X_test[:, 1]) > 0.95
+    True
     """
 
     _parameter_constraints = {

@@ -65,6 +65,15 @@ class PairwiseAlignmentClassifier(ExpansionClassifierMixin, ColumnGenerationEsti
     n_iter_ : int
     alignment_ : float, training alignment of ``kernel_`` (after refinement if any)
     expansions_ : list of KernelExpansion, the SVC(s) as Σ_i c_i k(x, x_i) + b
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_moons
+    >>> X, y = make_moons(80, noise=0.2, random_state=0)
+    >>> from sipkl import PairwiseAlignmentClassifier
+    >>> clf = PairwiseAlignmentClassifier().fit(X, y)
+    >>> clf.result_.success, clf.score(X, y) > 0.9
+    (True, True)
     """
 
     _parameter_constraints = {

@@ -189,6 +189,12 @@ class GaussianSeparate(KernelFamily):
     """One-dimensional Gaussians, one :class:`GaussianIso` per input dimension (eq. 12).
 
     A column is a pair (dimension d, scale s); the dimension is fixed by the member family.
+
+    Examples
+    --------
+    >>> from sipkl import GaussianSeparate
+    >>> [m.features for m in GaussianSeparate().members(3)]   # one GaussianIso per dimension
+    [(0,), (1,), (2,)]
     """
 
     param_name = "s"

@@ -11,6 +11,16 @@ class LearnedKernel:
     (cortes_mohri_rostamizadeh eq. 4, entrywise power). ``kernel(X, Y=None)`` returns the
     Gram matrix, usable with ``SVC(kernel="precomputed")`` or ``KernelRidge``. It is saved
     as JSON by :func:`sipkl.persistence.kernel_to_json`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 2.0]])       # two points at distance √5
+    >>> from sipkl import Column, GaussianIso, LearnedKernel
+    >>> kernel = LearnedKernel([Column.make(GaussianIso(), 1.0), Column.make(GaussianIso(), 4.0)],
+    ...                        [0.25, 0.75])
+    >>> bool(np.isclose(kernel(X)[0, 1], 0.25 * np.exp(-5.0) + 0.75 * np.exp(-20.0)))
+    True
     """
 
     def __init__(self, columns, weights, degree: int = 1):

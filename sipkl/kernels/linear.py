@@ -18,6 +18,14 @@ class LinearPerFeature(KernelFamily):
     ``features`` restricts the family to a subset of the input columns; θ then indexes that
     subset. Finite: priced by enumerating every feature (``grid``), vectorized over features
     as ``<W, x_d x_dᵀ> = x_dᵀ W x_d``; no gradient and no starting points.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 2.0]])       # two points at distance √5
+    >>> from sipkl import LinearPerFeature
+    >>> LinearPerFeature().gram([1], X).tolist()        # x_1 x_1′ of the second feature
+    [[0.0, 0.0], [0.0, 4.0]]
     """
 
     param_name = "d"

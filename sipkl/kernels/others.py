@@ -36,6 +36,14 @@ class Dirichlet(OneParameterFamily):
     inputs of higher dimension. The price oscillates in σ, so the starting points reach high
     frequencies: σ × median distance ∈ {1, 3, 10, 30, 100}, then uniform random draws over
     [σ_min, min(σ_max, 100/median distance)].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 2.0]])       # two points at distance √5
+    >>> from sipkl import Dirichlet
+    >>> bool(np.isclose(Dirichlet().gram([np.pi / np.sqrt(5)], X)[0, 1], -1.0))  # 1 + 2 cos π
+    True
     """
 
     param_name = "σ"
@@ -69,6 +77,14 @@ class Polynomial(OneParameterFamily):
     The degree ``q`` (an integer ≥ 1) is fixed; the scale γ ≥ 0 is the parameter (γ > 0 gives
     a positive semi-definite kernel). The starting points are scaled so that γ‖x‖² ≈ 1 for a
     median point.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 2.0]])       # two points at distance √5
+    >>> from sipkl import Polynomial
+    >>> float(Polynomial(degree=2).gram([0.5], X)[1, 1])          # (1 + 0.5·5)²
+    12.25
     """
 
     param_name = "γ"
@@ -104,6 +120,14 @@ class Laplacian(OneParameterFamily):
     σ > 0 is a bandwidth, as in the Gaussian ``exp(−‖x − x′‖² / 2σ²)`` of the same paper; in
     the scale notation ``exp(−s ‖x − x′‖)``, s = 1/(2σ²). The lower bound must be positive.
     The starting points are scaled so that ‖x − x′‖ ≈ 2σ² for a median pair.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 0.0], [1.0, 2.0]])       # two points at distance √5
+    >>> from sipkl import Laplacian
+    >>> bool(np.isclose(Laplacian().gram([0.5], X)[0, 1], np.exp(-np.sqrt(5) / 0.5)))
+    True
     """
 
     param_name = "σ"
@@ -149,6 +173,14 @@ class Precomputed(KernelFamily):
     ``m``-th matrix. With callables, ``X`` is ordinary data. The parameter θ = (m,) is the
     index of the kernel in the list (stored as a float). Finite: priced by enumerating every
     index (``grid``), no gradient and no starting points.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sipkl import Precomputed
+    >>> family = Precomputed([np.array([[2.0, 1.0], [1.0, 2.0]]), np.eye(2)])
+    >>> family.gram([0], np.array([[0], [1]])).tolist()     # the points are indices
+    [[2.0, 1.0], [1.0, 2.0]]
     """
 
     param_name = "m"
@@ -262,6 +294,12 @@ class KernelUnion(KernelFamily):
 
     IKL "separate" (gehler_nowozin §4.2), for instance, is
     ``KernelUnion([GaussianIso(), GaussianSeparate()])``.
+
+    Examples
+    --------
+    >>> from sipkl import GaussianIso, GaussianSeparate, KernelUnion
+    >>> [m.features for m in KernelUnion([GaussianIso(), GaussianSeparate()]).members(2)]
+    [None, (0,), (1,)]
     """
 
     def __init__(self, families):

@@ -149,7 +149,14 @@ def _spread(dim: int, n: int) -> np.ndarray:
 
 class FiniteSet(IndexSet):
     """A finite index set: the rows of ``points`` (m × p). Priced exactly by enumeration
-    (``oracle="grid"``), which proves the maximum violation."""
+    (``oracle="grid"``), which proves the maximum violation.
+
+    Examples
+    --------
+    >>> from sipkl.sip import FiniteSet
+    >>> FiniteSet([[0.0], [0.5], [1.0]]).tensor_grid(5).ravel().tolist()   # every point
+    [0.0, 0.5, 1.0]
+    """
 
     finite = True
 
