@@ -90,7 +90,7 @@ class ColumnGeneration:
     regularizer : callable, optional
         ``r(θ) -> (value, gradient)`` subtracted from every price (afkanpour eq. 4); with a
         method ``hessian(θ) -> (p, p)`` the pricing problems keep their second derivatives
-        (the Newton steps of :class:`~sipkl.oracles.IpoptOracle`), as
+        (the Newton steps of :class:`~sipkl.oracles.MultiStartOracle`), as
         :class:`~sipkl.masters.alignment.Shrinkage` does.
     checkpoint : path, optional
         After each iteration the engine state (columns, weights, history, random state, and

@@ -19,7 +19,7 @@ from .kernels import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, Ker
 from .masters import (AlignfMaster, FSAMMaster, GreedySquareLossMaster, HingeMKLLpNorm,
                       HingeMKLNewton, HingeMKLQCQP, NonlinearKRRMaster, PairwiseAlignmentMaster,
                       UniformMaster)
-from .oracles import DCGaussianOracle, GridOracle, IpoptOracle, OracleChain
+from .oracles import DCGaussianOracle, GridOracle, MultiStartOracle, OracleChain
 
 FAMILIES = {"gaussian_iso": GaussianIso, "gaussian_separate": GaussianSeparate,
             "gaussian_ard": GaussianARD, "dirichlet": Dirichlet, "polynomial": Polynomial,
@@ -27,7 +27,7 @@ FAMILIES = {"gaussian_iso": GaussianIso, "gaussian_separate": GaussianSeparate,
             "precomputed": Precomputed, "union": KernelUnion}
 """Kernel families by name."""
 
-ORACLES = {"grid": GridOracle, "ipopt": IpoptOracle, "dc": DCGaussianOracle,
+ORACLES = {"grid": GridOracle, "ipopt": MultiStartOracle, "dc": DCGaussianOracle,
            "chain": OracleChain}
 """Pricing oracles by name."""
 

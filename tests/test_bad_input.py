@@ -9,7 +9,7 @@ from sipkl import (ColumnGeneration, GaussianARD, GaussianIso, PriceMatrix)
 from sipkl.estimators.base import initial_column
 from sipkl.kernels import KernelUnion, Precomputed
 from sipkl.masters import HingeMKLNewton
-from sipkl.oracles import GridOracle, IpoptOracle
+from sipkl.oracles import GridOracle, MultiStartOracle
 from sipkl.registry import make_oracle
 from sipkl.solvers import maximize_box
 
@@ -68,7 +68,7 @@ FAMILY_AND_ENGINE = [
     (lambda: ColumnGeneration(object(), GridOracle()), TypeError, "master"),
     (lambda: ColumnGeneration(HingeMKLNewton(y, 1.0), object()), TypeError, "oracle"),
     (lambda: _run(columns=[]), ValueError, "columns"),
-    (lambda: ColumnGeneration(HingeMKLNewton(y, 1.0), IpoptOracle()).run(
+    (lambda: ColumnGeneration(HingeMKLNewton(y, 1.0), MultiStartOracle()).run(
         Precomputed([PSD]), np.arange(30.0)[:, None],
         [initial_column(Precomputed([PSD]), np.arange(30.0)[:, None])]), ValueError, "grid"),
     (lambda: _run(master=NaNMaster()), RuntimeError, "master"),
@@ -97,7 +97,7 @@ def test_master_returning_nan_later_stops_with_the_best_iterate():
                 sol.weights = np.full_like(sol.weights, np.nan)
             return sol
 
-    res = ColumnGeneration(NaNSecond(), IpoptOracle(), random_state=0).run(
+    res = ColumnGeneration(NaNSecond(), MultiStartOracle(), random_state=0).run(
         GaussianARD(), X, [initial_column(GaussianARD(), X)])
     assert res.status == "master_failed" and np.all(np.isfinite(res.weights))
 

@@ -8,7 +8,7 @@ from sipkl import Column, ColumnGeneration, GaussianIso
 from sipkl.contracts import (MasterBase, OracleBase, ProvesBound, StartsEmpty, Stateful,
                              TimeLimited, proves_bound)
 from sipkl.masters import HingeMKLNewton
-from sipkl.oracles import DCGaussianOracle, GridOracle, IpoptOracle
+from sipkl.oracles import DCGaussianOracle, GridOracle, MultiStartOracle
 
 
 def test_required_hooks_are_abstract():
@@ -31,8 +31,8 @@ def test_optional_hooks_have_their_defaults():
     master = Plain()
     assert isinstance(master, (StartsEmpty, TimeLimited, Stateful))
     assert master.empty_start is False and master.deadline is None and master.get_state() == {}
-    assert isinstance(IpoptOracle(), ProvesBound)
-    assert not proves_bound(IpoptOracle(), GaussianIso(), 2)
+    assert isinstance(MultiStartOracle(), ProvesBound)
+    assert not proves_bound(MultiStartOracle(), GaussianIso(), 2)
     assert proves_bound(DCGaussianOracle(), GaussianIso(), 2)
     assert not proves_bound(object(), GaussianIso(), 2)  # an oracle that declares nothing
 
@@ -46,3 +46,11 @@ def test_a_master_without_empty_start_needs_a_column_and_gets_the_deadline():
     ColumnGeneration(master, GridOracle(), time_limit=60.0, max_iter=1).run(
         GaussianIso(), X, [Column.make(GaussianIso(), 1.0)])
     assert master.deadline is not None
+
+
+def test_the_multistart_oracle_keeps_its_old_names():
+    """Saved models and the registry name it "ipopt"; scripts may import IpoptOracle."""
+    from sipkl import make_oracle
+    from sipkl.oracles import IpoptOracle, MultiStartOracle
+    assert IpoptOracle is MultiStartOracle
+    assert type(make_oracle("ipopt")) is MultiStartOracle

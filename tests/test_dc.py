@@ -5,7 +5,7 @@ from sklearn.datasets import make_moons
 
 from sipkl import (Column, GaussianARD, GaussianIso, GaussianSeparate, IKLClassifier, Laplacian,
                    OracleResult, PriceMatrix, PricingRound)
-from sipkl.oracles import DCGaussianOracle, GridOracle, IpoptOracle, OracleChain
+from sipkl.oracles import DCGaussianOracle, GridOracle, MultiStartOracle, OracleChain
 from sipkl.registry import make_oracle
 from sipkl.workspace import Workspace
 from sipkl.solvers import Status
@@ -194,7 +194,7 @@ def small_moons():
 def test_ikl_with_a_staged_oracle_is_certified_and_matches_a_fine_grid(small_moons):
     X, y = small_moons
     common = dict(family=GaussianIso(), C=10.0, obj_tol=0.0, tol=1e-5, random_state=0)
-    chain = OracleChain([IpoptOracle(), DCGaussianOracle(rtol=1e-7)])
+    chain = OracleChain([MultiStartOracle(), DCGaussianOracle(rtol=1e-7)])
     certified = IKLClassifier(oracle=chain, **common).fit(X, y).result_
     assert certified.status == "certified_optimal", certified.message
     cut = certified.threshold * (1 + 1e-5)
@@ -207,13 +207,13 @@ def test_ikl_with_a_staged_oracle_is_certified_and_matches_a_fine_grid(small_moo
 
 
 def test_ikl_ard_with_the_batched_local_oracle_reaches_the_certified_objective(small_moons):
-    """The default IpoptOracle (single-precision batched ascent, one IPOPT polish) reaches
+    """The default MultiStartOracle (single-precision batched ascent, one IPOPT polish) reaches
     the objective that the DC oracle certifies, on a two-scale ARD family."""
     X, y = small_moons
     common = dict(family=GaussianARD(), C=10.0, obj_tol=0.0, tol=1e-5, random_state=0)
-    local = IKLClassifier(oracle=IpoptOracle(), **common).fit(X, y).result_
+    local = IKLClassifier(oracle=MultiStartOracle(), **common).fit(X, y).result_
     assert local.status == "converged_local", local.message
-    chain = OracleChain([IpoptOracle(), DCGaussianOracle(rtol=1e-7)])
+    chain = OracleChain([MultiStartOracle(), DCGaussianOracle(rtol=1e-7)])
     certified = IKLClassifier(oracle=chain, **common).fit(X, y).result_
     assert certified.status == "certified_optimal", certified.message
     np.testing.assert_allclose(local.objective, certified.objective, rtol=1e-4)

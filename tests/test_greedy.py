@@ -39,7 +39,7 @@ from sipkl.masters import (
 from sipkl.masters.greedy import line_search
 from sipkl.masters.nonlinear import nkrr_terms
 from sipkl.masters.pairwise import pair_alignment, pairwise_weights, refine_parameters
-from sipkl.oracles import GridOracle, IpoptOracle
+from sipkl.oracles import GridOracle, MultiStartOracle
 
 
 def rbf(X, s, Y=None):
@@ -90,7 +90,7 @@ def greedy_run():
     mu, tol = 1e-2, 1e-3
     family = GaussianIso()
     start = [Column.make(family, s) for s in np.geomspace(0.05, 50, 10)]
-    engine = ColumnGeneration(GreedySquareLossMaster(y, mu), IpoptOracle(), tol=tol, n_price=1,
+    engine = ColumnGeneration(GreedySquareLossMaster(y, mu), MultiStartOracle(), tol=tol, n_price=1,
                               max_iter=100, random_state=0)
     return X, y, mu, tol, engine.run(family, X, start)
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from sipkl import GaussianARD, GaussianIso, PriceMatrix, PricingRound
-from sipkl.oracles import GridOracle, IpoptOracle
+from sipkl.oracles import GridOracle, MultiStartOracle
 from sipkl.workspace import Workspace
 from sipkl.masters.alignment import Shrinkage
 from sipkl.solvers import ascend_box, maximize_box
@@ -91,7 +91,7 @@ def test_local_search_alone_gets_stuck_on_the_lower_peak(method):
 @pytest.mark.parametrize("method", ["ipopt", "lbfgsb"])
 def test_ipopt_oracle_finds_the_global_peak(method):
     X, W, price = _two_peaks()
-    oracle = IpoptOracle(n_starts=4, n_samples=50, method=method)
+    oracle = MultiStartOracle(n_starts=4, n_samples=50, method=method)
     result = oracle.price(_round(GaussianIso(), X, W, n_price=2))
     values = price(GRID)
     lower_peak, upper_peak = GRID[_local_maxima(values)]
@@ -141,7 +141,7 @@ def test_ipopt_oracle_when_every_search_ends_at_a_current_column():
     W = PriceMatrix(dense=np.eye(25) - np.full((25, 25), 1.0 / 25))
     family = GaussianIso(bounds=(0.0, 50.0))
     top = Column.make(family, [50.0])
-    result = IpoptOracle().price(_round(family, X, W, columns=[top]))
+    result = MultiStartOracle().price(_round(family, X, W, columns=[top]))
     assert result.columns == [] and len(result.scores) == 0
     assert result.status.usable
 
@@ -162,17 +162,17 @@ def test_ipopt_oracle_asked_for_a_violator_answers_with_new_columns_above_the_cu
     evaluations than the whole search; with the cut above every price it finds, it answers
     as the whole search does."""
     X, W, full_round = _violator_round(None, False)
-    full = IpoptOracle().price(full_round)
+    full = MultiStartOracle().price(full_round)
     best = full.scores[0]
     for cut in (0.5 * best, 0.99 * best):
         _, _, violator_round = _violator_round(cut, True)
-        found = IpoptOracle().price(violator_round)
+        found = MultiStartOracle().price(violator_round)
         assert len(found.columns) and np.all(found.scores > cut)
         brute = [np.sum(W.dense() * GaussianARD().gram(c.theta, X)) for c in found.columns]
         np.testing.assert_allclose(found.scores, brute, rtol=1e-10)
         assert found.n_evals < full.n_evals
     _, _, none_round = _violator_round(2.0 * best, True)
-    answer = IpoptOracle().price(none_round)
+    answer = MultiStartOracle().price(none_round)
     assert answer.columns == full.columns
     np.testing.assert_array_equal(answer.scores, full.scores)
 
@@ -388,7 +388,7 @@ def test_newton_refinement_ends_where_ipopt_cannot_improve():
     y = np.sign(X[:, 0] * X[:, 1])
     W = PriceMatrix.rank_one(y * rng.uniform(0.1, 1.0, 60), 0.5)
     pricing_round = _round(GaussianARD(), X, W, n_price=3)
-    result = IpoptOracle(n_polish=0).price(pricing_round)
+    result = MultiStartOracle(n_polish=0).price(pricing_round)
     problem = pricing_round.problems[0]
     assert result.status.usable and len(result.columns) >= 2
     for column, score in zip(result.columns, result.scores):

@@ -18,7 +18,7 @@ from sipkl import ColumnGeneration, GaussianARD, GaussianIso, IKLClassifier
 from sipkl.contracts import Column
 from sipkl.estimators.base import initial_column
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
-from sipkl.oracles import IpoptOracle
+from sipkl.oracles import MultiStartOracle
 from sipkl.persistence import (kernel_from_json, kernel_to_json, load_checkpoint, load_model,
                                save_model)
 from sipkl.solvers import SolverError, Status, maximize_box
@@ -31,7 +31,7 @@ def moons():
 
 
 def engine(y, master=None, oracle=None, **kw):
-    return ColumnGeneration(master or HingeMKLNewton(y, 10.0), oracle or IpoptOracle(),
+    return ColumnGeneration(master or HingeMKLNewton(y, 10.0), oracle or MultiStartOracle(),
                             random_state=0, **kw)
 
 
@@ -96,7 +96,7 @@ def test_stale_optimal_is_caught_outside_the_solver(moons):
 
 def test_oracle_crash_keeps_master_solution(moons):
     X, y = moons
-    oracle = FailingAt(IpoptOracle(), "price", 2, _raise)
+    oracle = FailingAt(MultiStartOracle(), "price", 2, _raise)
     res = engine(y, oracle=oracle).run(GaussianIso(), X, [initial_column(GaussianIso(), X)])
     assert res.status == "oracle_failed" and res.nit == 2
     assert np.isfinite(res.objective)
@@ -200,11 +200,11 @@ def test_the_newton_master_stops_at_the_time_limit(moons):
     assert stopped.objective > full.objective + 1e-3 * abs(full.objective)
 
     master = HingeMKLNewton(y, 10.0)
-    res = ColumnGeneration(master, IpoptOracle(), time_limit=1e-9).run(family, X, columns)
+    res = ColumnGeneration(master, MultiStartOracle(), time_limit=1e-9).run(family, X, columns)
     assert master.deadline is not None
     assert res.status == "time_limit" and res.nit == 1
     assert res.master.status is Status.ITERATION_LIMIT
-    ColumnGeneration(master, IpoptOracle(), max_iter=1).run(family, X, columns)
+    ColumnGeneration(master, MultiStartOracle(), max_iter=1).run(family, X, columns)
     assert master.deadline is None
 
 
@@ -226,13 +226,13 @@ from sklearn.datasets import make_moons
 from sipkl import ColumnGeneration, GaussianARD
 from sipkl.estimators.base import initial_column
 from sipkl.masters import HingeMKLNewton
-from sipkl.oracles import IpoptOracle
+from sipkl.oracles import MultiStartOracle
 X, y = make_moons(100, noise=0.25, random_state=0); y = np.where(y == 1, 1.0, -1.0)
 family = GaussianARD()
 def crash(intermediate):
     if KILL_AT and intermediate.nit == KILL_AT:
         os.kill(os.getpid(), 9)
-engine = ColumnGeneration(HingeMKLNewton(y, 10.0), IpoptOracle(), random_state=0,
+engine = ColumnGeneration(HingeMKLNewton(y, 10.0), MultiStartOracle(), random_state=0,
                           checkpoint=CHECKPOINT, callback=crash)
 res = engine.run(family, X, [initial_column(family, X)], resume=RESUME)
 np.savez(OUT, weights=res.weights, theta=np.array([c.theta for c in res.columns]),

@@ -14,7 +14,7 @@ from numpy.polynomial import chebyshev
 from scipy.optimize import linprog
 
 from sipkl.contracts import PricingRound
-from sipkl.oracles import IpoptOracle
+from sipkl.oracles import MultiStartOracle
 from sipkl.sip import (Box, FiniteSet, LipschitzOracle, SemiInfiniteConstraint,
                        SemiInfiniteProgram)
 from sipkl.sip.space import ConstraintPrice, IndexPointPricing
@@ -286,7 +286,7 @@ def test_ipopt_oracle_moves_an_index_point_to_a_close_violator(t_scale):
     for cut in (1e-9, 2e-8):
         pricing_round = PricingRound([problem], None, current, 0.0, 3,
                                      np.random.default_rng(0), cut=cut)
-        res = IpoptOracle().price(pricing_round)
+        res = MultiStartOracle().price(pricing_round)
         near = [(c.theta[0] / t_scale, s) for c, s in zip(res.columns, res.scores)
                 if abs(c.theta[0] / t_scale - 0.3) < 1e-3]
         if cut < 1e-8:

@@ -12,7 +12,7 @@ from sipkl import (ColumnGeneration, GaussianARD, GaussianIso, GreedyKernelRidge
                    LinearPerFeature, NonlinearKernelRidge, OracleResult)
 from sipkl.contracts import MasterSolution
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
-from sipkl.oracles import DCGaussianOracle, GridOracle, IpoptOracle
+from sipkl.oracles import DCGaussianOracle, GridOracle, MultiStartOracle
 from sipkl.oracles.common import best_distinct
 from sipkl.price import PriceMatrix
 from sipkl.run_status import SUCCESS, RunStatus
@@ -166,7 +166,7 @@ def test_distinct_columns_relative_to_their_own_magnitude():
     assert [c.theta for c in zero] == [(0.0,), (1e-300,)]  # exact at s = 0
 
 
-@pytest.mark.parametrize("make_oracle", [IpoptOracle, DCGaussianOracle], ids=["ipopt", "dc"])
+@pytest.mark.parametrize("make_oracle", [MultiStartOracle, DCGaussianOracle], ids=["ipopt", "dc"])
 def test_the_same_run_in_other_units(moons, make_oracle):
     """X·1000 with the scales' box /10⁶ is the same problem: the same run, θ/10⁶."""
     X, y = moons
@@ -200,7 +200,7 @@ def test_the_same_run_in_other_units_with_the_default_box(moons, family, units):
     runs = []
     for f in units:
         start = Column.make(family, np.full(family.n_params(X.shape[1]), 1.0 / f ** 2))
-        runs.append(ColumnGeneration(HingeMKLNewton(y, 10.0), IpoptOracle(), random_state=0,
+        runs.append(ColumnGeneration(HingeMKLNewton(y, 10.0), MultiStartOracle(), random_state=0,
                                      obj_tol=1e-4).run(family, X * f, [start]))
     a, b = runs
     assert (a.status, a.nit, len(a.columns)) == (b.status, b.nit, len(b.columns))
@@ -276,7 +276,7 @@ class _FlagRecorder:
     every round in full."""
 
     def __init__(self, ignore=False):
-        self.oracle, self.ignore, self.flags = IpoptOracle(), ignore, []
+        self.oracle, self.ignore, self.flags = MultiStartOracle(), ignore, []
 
     def price(self, pricing_round):
         self.flags.append(pricing_round.any_violator)
@@ -302,7 +302,7 @@ def test_the_stalled_round_asks_only_for_a_violator(moons, C):
     assert fast.status == full.status == "objective_stalled"
     assert fast.objective == full.objective and fast.columns == full.columns
     assert fast.history["best_price"][:-1] == full.history["best_price"][:-1]
-    cut = ColumnGeneration(HingeMKLNewton(y, C), IpoptOracle()).cut(fast.master)
+    cut = ColumnGeneration(HingeMKLNewton(y, C), MultiStartOracle()).cut(fast.master)
     assert fast.history["best_price"][-1] > cut  # a violator, maybe not the best
 
 

@@ -34,7 +34,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         A name of :data:`sipkl.registry.ORACLES` or an object with a
         ``price(pricing_round)`` method. ``"dc"`` (Gaussian families with ≤ 3 scales)
         proves its bound; chain it after a cheap oracle with
-        ``OracleChain([IpoptOracle(), DCGaussianOracle()])``.
+        ``OracleChain([MultiStartOracle(), DCGaussianOracle()])``.
     master : {"newton", "qcqp", "lp_norm"}, default="newton"
         ``"newton"``: SimpleMKL objective minimized by projected Newton over libsvm;
         ``"qcqp"``: the dual QCQP in cvxpy (reference, slow); ``"lp_norm"``: ℓ2-norm MKL

@@ -9,7 +9,11 @@ from ..contracts import proves_bound
 from .common import best_distinct
 from .dc import DCGaussianOracle
 from .grid import GridOracle
-from .ipopt import IpoptOracle
+from .multistart import MultiStartOracle
 
-__all__ = ["GridOracle", "IpoptOracle", "DCGaussianOracle", "OracleChain", "best_distinct",
-           "proves_bound"]
+#: the name scripts written against earlier versions of sipkl import (the registry's and the
+#: saved models' name of this oracle stays ``"ipopt"``)
+IpoptOracle = MultiStartOracle
+
+__all__ = ["GridOracle", "MultiStartOracle", "IpoptOracle", "DCGaussianOracle", "OracleChain",
+           "best_distinct", "proves_bound"]

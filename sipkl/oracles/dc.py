@@ -40,7 +40,7 @@ def exp_sum_terms(problem):
     D = family.exp_sum_exponents(problem.geometry)
     if D.shape[1] > MAX_DIM:
         raise ValueError(f"DCGaussianOracle handles at most {MAX_DIM} scales, got "
-                         f"{D.shape[1]} ({family!r}; select features, or use IpoptOracle)")
+                         f"{D.shape[1]} ({family!r}; select features, or use MultiStartOracle)")
     W = problem.W
     iu = np.triu_indices(len(W), 1)
     weights = np.concatenate([[np.trace(W)], W[iu] + W.T[iu]])
@@ -79,7 +79,7 @@ class DCGaussianOracle(OracleBase):
         for problem in pricing_round.problems:
             if problem.regularizer is not None:
                 raise ValueError("DCGaussianOracle cannot bound a pricing regularizer r(θ); "
-                                 "use IpoptOracle or GridOracle with a regularizer")
+                                 "use MultiStartOracle or GridOracle with a regularizer")
             weights, exponents = exp_sum_terms(problem)
             own = sum(c.family == problem.family for c in pricing_round.columns)
             res = maximize_exp_sum(weights, exponents, problem.lower, problem.upper,

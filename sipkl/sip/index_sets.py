@@ -3,7 +3,7 @@
 An index set plays, for a semi-infinite program, the part a kernel family plays for kernel
 learning: it is the "family" of the columns (index points t) that the pricing oracles search,
 with ``param_bounds``, ``grid``, ``starting_points``, ``finite`` and ``param_name = "t"``, so
-:class:`~sipkl.oracles.GridOracle`, :class:`~sipkl.oracles.IpoptOracle` and
+:class:`~sipkl.oracles.GridOracle`, :class:`~sipkl.oracles.MultiStartOracle` and
 :func:`~sipkl.oracles.best_distinct` work on it unchanged. Two index sets are the same family
 only when they are the same object: each semi-infinite constraint owns its copy.
 """

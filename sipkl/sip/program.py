@@ -23,7 +23,7 @@ from scipy.optimize import OptimizeResult
 
 from ..contracts import Column, Oracle
 from ..engine import ColumnGeneration
-from ..oracles import GridOracle, IpoptOracle
+from ..oracles import GridOracle, MultiStartOracle
 from ..run_status import RunStatus
 from ..solvers import Status
 from ..solvers.cvx import DEFAULT_SOLVERS
@@ -132,7 +132,7 @@ class SemiInfiniteProgram:
         Parameters
         ----------
         oracle : {"ipopt", "grid", "lipschitz"} or an oracle object, optional
-            ``"ipopt"``: multi-start local searches (:class:`~sipkl.oracles.IpoptOracle`;
+            ``"ipopt"``: multi-start local searches (:class:`~sipkl.oracles.MultiStartOracle`;
             at best ``converged_local``); ``"grid"``: about ``GRID_SIZE`` points of each box
             (:class:`~sipkl.oracles.GridOracle`; exact, hence ``certified_optimal``, over a
             :class:`~sipkl.sip.FiniteSet`); ``"lipschitz"``: the certified
@@ -251,7 +251,7 @@ class SemiInfiniteProgram:
         if oracle is None:
             oracle = "lipschitz" if any(c is not None for c in constants) else "ipopt"
         if isinstance(oracle, str):
-            makers = {"ipopt": IpoptOracle, "grid": lambda: GridOracle(size=GRID_SIZE),
+            makers = {"ipopt": MultiStartOracle, "grid": lambda: GridOracle(size=GRID_SIZE),
                       "lipschitz": LipschitzOracle}
             if oracle not in makers:
                 raise ValueError(f"oracle must be one of {sorted(makers)} or an object with a "

@@ -1,5 +1,6 @@
-"""Local NLP pricing: multi-start over the family's box (gehler_nowozin §3.2), all starts
-moved at once by projected gradient ascent, the best ones polished by IPOPT."""
+"""Local pricing by multi-start over the family's box (gehler_nowozin §3.2): screened
+starts moved at once by batched projected ascent, their basins refined by batched Newton
+steps, the best ones polished by IPOPT (the registry's ``"ipopt"``)."""
 from __future__ import annotations
 
 from functools import partial
@@ -13,7 +14,7 @@ from ..threads import one_blas_thread
 from .common import best_distinct
 
 
-class IpoptOracle(OracleBase):
+class MultiStartOracle(OracleBase):
     """Maximize ``<W, K(θ)>`` by local searches from several starting points.
 
     Starts, per family: the ``n_warm`` current columns of that family with the highest
@@ -84,7 +85,7 @@ class IpoptOracle(OracleBase):
         scored, attempts, statuses = [], [], []
         for problem in pricing_round.problems:
             if problem.family.finite:
-                raise ValueError(f"IpoptOracle needs a continuous family, got the finite "
+                raise ValueError(f"MultiStartOracle needs a continuous family, got the finite "
                                  f"{problem.family!r}: use oracle='grid'")
             index_set = problem.family.index_points
             starts, own = self._screened_starts(problem, pricing_round)
