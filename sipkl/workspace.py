@@ -6,6 +6,7 @@ from functools import partial
 
 import numpy as np
 
+from .cache import Cache
 from .config import budget
 from .contracts import Column, PricingProblemBase, SecondOrderRegularizer
 from .kernels.base import KernelFamily, column_to_dict, family_to_dict
@@ -39,24 +40,22 @@ class Workspace:
         if not (np.isscalar(limit) and limit >= 0):
             raise ValueError(f"max_gram_bytes must be a non-negative number, got {limit!r}")
         self.lazy = 8 * len(X) ** 2 > limit
-        self._geometry: dict[KernelFamily, object] = {}
-        self._grams: dict[Column, object] = {}
+        self.geometries = Cache("the θ-independent geometry of each family")
+        self.grams = Cache("the Gram matrix of each column")
 
     def geometry(self, family: KernelFamily):
-        if family not in self._geometry:
-            self._geometry[family] = family.geometry(self.X)
-        return self._geometry[family]
+        return self.geometries.get(family, lambda: family.geometry(self.X))
 
     def gram(self, column: Column):
         """The Gram matrix of ``column`` on ``X``: an array, or a :class:`LazyGram` when the
         workspace is lazy (cached either way, so that a column reads as the same object)."""
-        if column not in self._grams and self.lazy:
-            self._grams[column] = LazyGram(column.family, column.theta, self.X)
-        elif column not in self._grams:
-            with one_blas_thread():  # see sipkl.threads
-                self._grams[column] = column.family.gram_from(self.geometry(column.family),
-                                                              np.asarray(column.theta))
-        return self._grams[column]
+        return self.grams.get(column, lambda: self._gram(column))
+
+    def _gram(self, column: Column):
+        if self.lazy:
+            return LazyGram(column.family, column.theta, self.X)
+        with one_blas_thread():  # see sipkl.threads
+            return column.family.gram_from(self.geometry(column.family), np.asarray(column.theta))
 
     def master_inputs(self, columns) -> GramStorage:
         """The Gram matrices of ``columns`` (see :meth:`gram`), what a kernel master solves
@@ -70,9 +69,7 @@ class Workspace:
 
     def forget(self, keep) -> None:
         """Drop cached Gram matrices of columns not in ``keep`` (pruned columns)."""
-        keep = set(keep)
-        for column in [c for c in self._grams if c not in keep]:
-            del self._grams[column]
+        self.grams.keep(keep)
 
     def column_to_json(self, column: Column) -> dict:
         """``column`` as checkpoints write it: its family's document and θ (as model files)."""

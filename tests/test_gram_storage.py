@@ -38,3 +38,17 @@ def test_the_column_space_chooses_the_storage_once():
     assert gram_storage(cached) is cached  # a storage stays as it is
     assert type(gram_storage(list(lazy))) is LazyGrams  # a plain list: by its matrices
     assert type(gram_storage(list(cached))) is DenseGrams
+
+
+def test_the_workspace_caches_are_named_and_dropped_explicitly():
+    X = np.random.default_rng(2).normal(size=(15, 2))
+    space = Workspace(X, GaussianARD())
+    columns = [Column.make(GaussianARD(), t) for t in THETAS]
+    first = space.master_inputs(columns)
+    again = space.master_inputs([Column.make(GaussianARD(), t) for t in THETAS])  # equal keys
+    assert all(a is b for a, b in zip(first, again)) and len(space.grams) == 3
+    space.forget(columns[:1])
+    assert len(space.grams) == 1 and columns[0] in space.grams and columns[1] not in space.grams
+    assert "Gram matrix" in space.grams.name and len(space.geometries) == 1
+    space.geometries.clear()
+    assert len(space.geometries) == 0

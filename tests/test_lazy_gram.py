@@ -126,9 +126,9 @@ def fit_lazy_and_cached(monkeypatch, X, y, **params):
 
 def assert_lazy_structure(space):
     """The lazy run kept no Gram matrix and no n × n geometry."""
-    assert space.lazy and space._grams
-    assert all(isinstance(K, LazyGram) for K in space._grams.values())
-    assert not space._geometry
+    assert space.lazy and len(space.grams)
+    assert all(isinstance(K, LazyGram) for K in space.grams.values())
+    assert not len(space.geometries)
 
 
 def test_ikl_run_with_a_global_oracle_is_the_same_without_cached_grams(monkeypatch):

@@ -76,7 +76,7 @@ class DiscretizedMaster(MasterBase):
                  constraints=(), solvers: Sequence[str] = DEFAULT_SOLVERS):
         self.objective, self.constraints = objective, list(constraints)
         self.semi_infinite, self.solvers = list(semi_infinite), tuple(solvers)
-        self._owner = {id(c.T): j for j, c in enumerate(self.semi_infinite)}
+        self._owner = {c.T: j for j, c in enumerate(self.semi_infinite)}  # each owns its set
         # g_j at t_0, the first of T_j.initial_points: a scale where T_j^(k) is empty
         self._references = [c.expressions(c.T.initial_points(1)) for c in self.semi_infinite]
         self.variables = cp.Problem(objective, self.constraints + [
@@ -98,7 +98,7 @@ class DiscretizedMaster(MasterBase):
 
     def groups(self, columns: Sequence[Column]) -> list[np.ndarray]:
         """The positions, in ``columns``, of each constraint's index points."""
-        owners = np.array([self._owner[id(c.family)] for c in columns], dtype=int)
+        owners = np.array([self._owner[c.family] for c in columns], dtype=int)
         return [np.flatnonzero(owners == j) for j in range(len(self.semi_infinite))]
 
     def solve(self, columns: Sequence[Column], warm_start=None) -> MasterSolution:
