@@ -16,6 +16,7 @@ inputs and the pricing problems (the contracts: :mod:`sipkl.contracts`).
 """
 from __future__ import annotations
 
+import numbers
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -125,6 +126,9 @@ class ColumnGeneration:
             raise TypeError(f"master must have a solve(grams, warm_start) method, got {master!r}")
         if not isinstance(oracle, Oracle):
             raise TypeError(f"oracle must have a price(pricing_round) method, got {oracle!r}")
+        for name, value in (("max_iter", max_iter), ("n_price", n_price)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"{name} must be an integer ≥ 1, got {value!r}")
         self.master, self.oracle, self.regularizer = master, oracle, regularizer
         self.tol, self.atol, self.max_iter = tol, atol, max_iter
         self.obj_tol, self.obj_atol = obj_tol, obj_atol

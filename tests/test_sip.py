@@ -453,6 +453,16 @@ BAD = [
     # NaN in pricing (the master's points are fine; the grid reaches t > 0.5): named
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1] + (np.nan if t[0] > 0.5 else 0.0))
      .solve("grid"), ValueError, "'bad'.*nan"),
+    # NaN at the master's own index points (sqrt of t < 0), scalar and vectorized: named,
+    # with the point, rather than a conic solver's failure
+    (lambda: _program(lambda x, t: x[0] * np.sqrt(t[0]) - x[1]).solve(), ValueError,
+     r"'bad'.*non-finite.*t = \[-"),
+    (lambda: _program(lambda x, t: x[0] * np.sqrt(t[:, 0]) - x[1], vectorized=True).solve(),
+     ValueError, r"'bad'.*non-finite.*t = \[-"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(max_iter=0), ValueError,
+     "max_iter"),
+    (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(initial_points=[np.zeros((3, 2))]),
+     ValueError, r"initial_points.*\(m, 1\).*\(3, 2\)"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve("nope"), ValueError, "oracle"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(n_price=0), ValueError, "n_price"),
     (lambda: _program(lambda x, t: x[0] * t[0] - x[1]).solve(n_price=2.5), ValueError,

@@ -68,21 +68,40 @@ class SemiInfiniteConstraint:
     # -- the master's side ---------------------------------------------------------
     def expressions(self, points: np.ndarray) -> list[cp.Expression]:
         """The cvxpy expressions g(x, t) of the rows of ``points`` (one (m,)-expression when
-        vectorized, else m scalar ones), checked: shape, and convex in the variables."""
+        vectorized, else m scalar ones), checked: shape, finite numbers, and convex in the
+        variables."""
         if self.vectorized:
             expression = _expression(self.g(self.x, points))
             self._check_shape(expression.shape, len(points), points)
+            self._check_finite(expression, points)
             exprs = [expression]
         else:
             exprs = [_expression(self.g(self.x, t)) for t in points]
             for e, t in zip(exprs, points):
                 self._check_shape(e.shape, 1, t)
+                self._check_finite(e, np.asarray(t)[None])
         for e in exprs:
             if not e.is_convex():
                 raise ValueError(f"semi-infinite constraint {self.name!r}: g(x, t) must be "
                                  f"convex in the variables (DCP) for every fixed t, but it is "
                                  f"{e.curvature.lower()} (g(x, t) = {e})")
         return exprs
+
+    def _check_finite(self, expression: cp.Expression, points: np.ndarray) -> None:
+        """Every number in g(x, t) at the index points is finite (a NaN coefficient would
+        reach the conic solver as a failure that names nothing)."""
+        for constant in expression.constants():
+            bad = ~np.isfinite(np.asarray(constant.value, dtype=float))
+            if not bad.any():
+                continue
+            where = ""
+            if bad.ndim and bad.shape[0] == len(points):
+                row = np.flatnonzero(bad.reshape(len(points), -1).any(axis=1))[0]
+                where = f" at t = {points[row].tolist()}"
+            elif len(points) == 1:
+                where = f" at t = {np.ravel(points[0]).tolist()}"
+            raise ValueError(f"semi-infinite constraint {self.name!r}: g(x, t) has a "
+                             f"non-finite number{where} (g must be finite on T)")
 
     @staticmethod
     def magnitudes(exprs: list[cp.Expression]) -> np.ndarray:

@@ -273,7 +273,12 @@ class SemiInfiniteProgram:
         points = self._per_constraint(list(initial_points), "initial_points")
         columns = []
         for c, rows in zip(self.semi_infinite, points):
-            rows = np.asarray(rows, dtype=float).reshape(-1, c.T.dim)
+            rows = np.asarray(rows, dtype=float)
+            if rows.ndim == 1:  # m points of a 1-D set, or one point
+                rows = rows[:, None] if c.T.dim == 1 else rows[None, :]
+            if rows.ndim != 2 or rows.shape[1] != c.T.dim:
+                raise ValueError(f"initial_points: the points of constraint {c.name!r} must be "
+                                 f"an (m, {c.T.dim}) array, got shape {rows.shape}")
             lower, upper = c.T.param_bounds()
             if not np.all(np.isfinite(rows)) or np.any(rows < lower) or np.any(rows > upper):
                 raise ValueError(f"initial_points: the points of constraint {c.name!r} must "
