@@ -1,7 +1,9 @@
-"""sipkl: kernel learning by semi-infinite programming (column generation).
+"""sipkl: semi-infinite programming by column generation, with kernel learning as its flagship.
 
-A restricted master hands a price matrix W to a pricing oracle, which searches a
-continuously parameterized kernel family for the column maximizing <W, K(θ)>.
+A restricted master over finitely many columns hands its prices to a pricing oracle, which
+searches an infinite set for the most violated column: the index points t of a semi-infinite
+constraint (:mod:`sipkl.sip`), or the kernels of a continuously parameterized family, priced
+by <W, K(θ)> (the estimators).
 """
 from .config import config_context, get_config, set_config
 from .contracts import Column, MasterSolution, OracleResult, PricingRound
