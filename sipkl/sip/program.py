@@ -288,13 +288,13 @@ class SemiInfiniteProgram:
 
     def _result(self, cg, check_points=None) -> SIPResult:
         """The :class:`SIPResult` of an engine result (variables set to its values)."""
-        sol, model = cg.master, cg.master.model
-        for variable, value in zip(self.master.variables, model.values if model else ()):
+        sol, model = cg.master, cg.master.model  # model None: a failed first solve
+        for variable, value in zip(self.master.variables, [] if model is None else model.values):
             variable.value = value
         groups = self.master.groups(cg.columns)
         points = [np.array([cg.columns[k].theta for k in g]).reshape(-1, c.T.dim)
                   for c, g in zip(self.semi_infinite, groups)]
-        price = model.price if model else None
+        price = None if model is None else model.price
         if check_points is None:
             candidates = [] if cg.pricing is None else cg.pricing.columns
             check_points = [np.vstack([p] + [np.array([k.theta]) for k in candidates
