@@ -1,11 +1,12 @@
 """MkDocs hooks: what the site shows of a run is computed while the site is built.
 
-* ``on_files`` executes the tutorial notebook ``docs/tutorial.ipynb`` in a Jupyter kernel
-  (nbclient) and makes the page ``tutorial.md`` from it (:func:`notebook_markdown`): its
-  Markdown cells as they are, its code cells as Python blocks, and their outputs — text,
-  Markdown (the iteration table), and figures, added to the site as
-  ``figures/tutorial/figure-<k>.png``. The notebook is the one source of the page; it is also
-  copied to the site, for download.
+* ``on_files`` executes each tutorial notebook of ``NOTEBOOKS`` — ``docs/tutorial.ipynb``
+  (kernel learning) and ``docs/sip_tutorial.ipynb`` (your first semi-infinite program) — in a
+  Jupyter kernel (nbclient) and makes the page ``<name>.md`` from it
+  (:func:`notebook_markdown`): its Markdown cells as they are, its code cells as Python
+  blocks, and their outputs — text, Markdown (the tables), and figures, added to the site as
+  ``figures/<name>/figure-<k>.png``. The notebook is the one source of its page; it is also
+  copied to the site, for download. A cell that raises fails the build.
 * The benchmarks page is ``docs/benchmarks.md``, written by the benchmark scripts; until that
   file exists the page is a short generated stub.
 * The site loads nothing from the network: ``on_files`` adds MathJax (``tex-svg.js``, one
@@ -21,8 +22,8 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOK = ROOT / "docs" / "tutorial.ipynb"
-FIGURES = "figures/tutorial"
+#: the notebooks that are pages: ``docs/<name>.ipynb`` becomes the page ``<name>.md``
+NOTEBOOKS = (ROOT / "docs" / "tutorial.ipynb", ROOT / "docs" / "sip_tutorial.ipynb")
 BENCHMARKS_STUB = """# Benchmarks
 
 No benchmark results are in this build yet: the benchmark scripts in `benchmarks/`
@@ -49,8 +50,9 @@ def _fenced(text: str, language: str) -> str:
     return f"```{language}\n{text.rstrip()}\n```"
 
 
-def notebook_markdown(notebook) -> tuple[str, dict[str, bytes]]:
-    """The page of an executed notebook and its figures (``{file name: PNG bytes}``).
+def notebook_markdown(notebook, figures_dir: str) -> tuple[str, dict[str, bytes]]:
+    """The page of an executed notebook and its figures (``{file name: PNG bytes}``, linked
+    from the page as ``figures_dir/<file name>``).
 
     Code cells lose their IPython magics (``%matplotlib inline``), which are not Python."""
     parts, figures = [], {}
@@ -71,7 +73,7 @@ def notebook_markdown(notebook) -> tuple[str, dict[str, bytes]]:
                 if "image/png" in data:
                     name = f"figure-{len(figures)}.png"
                     figures[name] = base64.b64decode(data["image/png"])
-                    parts.append(f"![figure {len(figures)}]({FIGURES}/{name})")
+                    parts.append(f"![figure {len(figures)}]({figures_dir}/{name})")
                 elif "text/markdown" in data:
                     parts.append(data["text/markdown"])
                 elif "text/plain" in data:
@@ -80,10 +82,12 @@ def notebook_markdown(notebook) -> tuple[str, dict[str, bytes]]:
 
 
 def on_files(files, config):
-    page, figures = notebook_markdown(execute_notebook(NOTEBOOK))
-    files.append(File.generated(config, "tutorial.md", content=page))
-    for name, png in figures.items():
-        files.append(File.generated(config, f"{FIGURES}/{name}", content=png))
+    for notebook in NOTEBOOKS:
+        figures_dir = f"figures/{notebook.stem}"
+        page, figures = notebook_markdown(execute_notebook(notebook), figures_dir)
+        files.append(File.generated(config, f"{notebook.stem}.md", content=page))
+        for name, png in figures.items():
+            files.append(File.generated(config, f"{figures_dir}/{name}", content=png))
     if files.get_file_from_path("benchmarks.md") is None:
         files.append(File.generated(config, "benchmarks.md", content=BENCHMARKS_STUB))
     files.append(File.generated(config, "javascripts/tex-svg.js", abs_src_path=str(mathjax_script())))

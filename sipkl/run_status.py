@@ -37,6 +37,12 @@ class RunStatus(str, enum.Enum):
     MASTER_FAILED = "master_failed"
     #: the oracle raised a solver error or returned an unusable status
     ORACLE_FAILED = "oracle_failed"
+    #: a semi-infinite program without a feasible point: a restricted master (a relaxation
+    #: of it) is infeasible
+    INFEASIBLE = "infeasible"
+    #: a semi-infinite program unbounded in its objective: the restricted master stays
+    #: unbounded over the densest starting grid (:meth:`sipkl.sip.SemiInfiniteProgram.solve`)
+    UNBOUNDED = "unbounded"
     #: the run is still going (intermediate results handed to a callback)
     RUNNING = "running"
 

@@ -1,6 +1,6 @@
 """The documentation site builds as `make docs` builds it — every warning an error — with the
-tutorial notebook executed during the build, and a site that reads offline. (The notebook's run
-is checked in tests/test_examples.py, the code blocks of the other pages run in
+tutorial notebooks executed during the build, and a site that reads offline. (The notebooks'
+runs are checked in tests/test_examples.py, the code blocks of the other pages run in
 tests/test_snippets.py.)"""
 import re
 import subprocess
@@ -30,6 +30,15 @@ def test_docs_build_strict(tmp_path):
         assert (site / figure).read_bytes()[:8] == PNG, figure
         assert f'src="../{figure}"' in tutorial
     assert (site / "tutorial.ipynb").read_bytes() == (ROOT / "docs" / "tutorial.ipynb").read_bytes()
+    # so is the SIP tutorial: its code, the tables it prints, its figure, the notebook to download
+    sip = (site / "sip_tutorial" / "index.html").read_text()
+    assert "def chebyshev_program" in text(sip) and "%matplotlib" not in text(sip)
+    assert "<th>oracle</th>" in sip and "certified_optimal" in sip
+    assert (site / "figures" / "sip_tutorial" / "figure-0.png").read_bytes()[:8] == PNG
+    assert 'src="../figures/sip_tutorial/figure-0.png"' in sip
+    assert (site / "sip_tutorial.ipynb").read_bytes() == \
+        (ROOT / "docs" / "sip_tutorial.ipynb").read_bytes()
+    assert 'href="../sip_tutorial/"' in (site / "concepts" / "index.html").read_text()
     assert "class ScanOracle:" in text((site / "custom-oracle" / "index.html").read_text())
     engine = (site / "api" / "engine" / "index.html").read_text()
     assert 'id="sipkl.engine.ColumnGeneration"' in engine

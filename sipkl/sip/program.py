@@ -28,13 +28,24 @@ from ..run_status import RunStatus
 from ..solvers import Status
 from ..solvers.cvx import DEFAULT_SOLVERS
 from .constraint import SemiInfiniteConstraint
+from .diagnosis import infeasible_parts, unbounded_direction
 from .drop_rule import DropAfterIncrease
 from .lipschitz import LipschitzOracle
 from .master import DiscretizedMaster
+from .reduction import reduce_locally
+from .sampled import DenseSampleOracle
 from .space import IndexPointSpace
 
 #: points of the grid that ``oracle="grid"`` prices (about; a tensor grid, see ``Box.grid``)
 GRID_SIZE = 1001
+
+#: index sets of at most this dimension are priced by default on a dense sample refined by
+#: Newton steps (:class:`~sipkl.sip.sampled.DenseSampleOracle`), global in practice there
+DENSE_DIM = 2
+
+#: index points per index set at most in the grids that bound the first master (a 1-D grid
+#: of 1025 points, 17 × 17 in 2-D, 5³ in 3-D; see ``SemiInfiniteProgram._bounded_start``)
+START_POINTS = 1089
 
 
 class SIPResult(OptimizeResult):
@@ -56,11 +67,27 @@ class SIPResult(OptimizeResult):
         (the cvxpy duals): the discrete measure of the dual program.
     max_violation : float
         The largest g_j(x, t) found, over the last round's candidates and the index points
-        (raw units; ≤ 0 up to the tolerance at a solution). For ``solve_discretized``:
-        measured on the grid refined twice (its points and midpoints).
+        (raw units; ≤ 0 up to the tolerance at a solution); after the local reduction, the
+        largest found by its final dense search. A value found, not a bound: it is proved
+        only where ``violation_proved`` (then ``upper_bound`` bounds it). For
+        ``solve_discretized``: measured on the grid refined twice (its points and
+        midpoints).
     upper_bound : float or None
         The oracle's proven bound on max_j max_t g_j(x, t)/s_j (relative units: see
         ``scales``), ``None`` without a proof.
+    violation_proved : bool
+        Whether ``upper_bound`` proves the largest violation at the returned x (a global
+        oracle: ``"lipschitz"``, or ``"grid"`` over finite sets).
+    lower_bound : float or None
+        The value of the last restricted master of the exchange method, a relaxation: a
+        lower bound on the optimum of a minimization (an upper bound of a maximization)
+        where it was solved to optimality; ``None`` without a local reduction (then it is
+        ``objective``).
+    reduction : dict or None
+        The local reduction phase (``solve(reduce=...)``): ``nit`` (rounds), ``steps``
+        (|Δf|/σ_f per round, σ_f the objective's scale: quadratic convergence shows here)
+        and ``converged``; ``None`` where it did not run or did not improve on the
+        exchange method's answer (the message says so).
     scales : list of float
         s_j, the natural scale of each constraint at the solution (the cut is relative to it).
     nit, history, attempts, gap
@@ -125,19 +152,32 @@ class SemiInfiniteProgram:
               time_limit: float = None, lipschitz=None, initial_points=None, n_price=None,
               prune="increase", random_state=None, verbose: int = 0, callback=None,
               solvers: Sequence[str] = DEFAULT_SOLVERS, checkpoint=None,
-              resume=None) -> SIPResult:
+              resume=None, reduce=None) -> SIPResult:
         """Solve by column generation (the exchange method) on
         :class:`~sipkl.engine.ColumnGeneration`.
 
         Parameters
         ----------
-        oracle : {"ipopt", "grid", "lipschitz"} or an oracle object, optional
-            ``"ipopt"``: multi-start local searches (:class:`~sipkl.oracles.MultiStartOracle`;
-            at best ``converged_local``); ``"grid"``: about ``GRID_SIZE`` points of each box
+        oracle : {"dense", "ipopt", "grid", "lipschitz"} or an oracle object, optional
+            ``"dense"``: a dense sample of each index set, its local maxima refined by
+            Newton steps (:class:`~sipkl.sip.sampled.DenseSampleOracle`; global in practice
+            in dimension ≤ 2, no proof: at best ``converged_local``); ``"ipopt"``:
+            multi-start local searches (:class:`~sipkl.oracles.MultiStartOracle`; at best
+            ``converged_local``); ``"grid"``: about ``GRID_SIZE`` points of each box
             (:class:`~sipkl.oracles.GridOracle`; exact, hence ``certified_optimal``, over a
             :class:`~sipkl.sip.FiniteSet`); ``"lipschitz"``: the certified
             :class:`~sipkl.sip.LipschitzOracle`. Default: ``"lipschitz"`` when ``lipschitz``
-            is given, else ``"ipopt"``.
+            is given, else ``"grid"`` where every index set is finite, ``"dense"`` where
+            every one has dimension ≤ ``DENSE_DIM`` (2), else ``"ipopt"``.
+        reduce : bool, optional
+            Whether a local reduction phase follows the exchange method
+            (:mod:`sipkl.sip.reduction`: Newton rounds on the reduced problem, quadratically
+            convergent, each one the user's convex problem with second-order models of the
+            active constraints): the last digits of the objective, to about 10⁻¹⁰ of its
+            scale where the solvers allow, from the exchange method's ``tol``. Its answer
+            is kept only where a final dense search finds no violation above the cut.
+            Default: with the ``"dense"`` oracle (the exchange method's answer, a lower
+            bound, stays in ``lower_bound``).
         tol, atol : float
             A point is violated when g_j(x, t) > (tol + atol)·s_j: ``tol`` and ``atol`` are
             both relative to the constraint's scale s_j (see
@@ -167,7 +207,10 @@ class SemiInfiniteProgram:
         initial_points : list of arrays, optional
             Per constraint, the first index points (m × p). Default: ``n + 1`` points spread
             over each T_j (``T.initial_points``), n the number of scalar variables (the size
-            of a reference set of Chebyshev approximation).
+            of a reference set of Chebyshev approximation), or, where the master over them
+            is unbounded, the first tensor grid of 4^j + 1 points per coordinate that bounds
+            it (up to ``START_POINTS`` points per index set; else the run ends
+            ``unbounded``, the message giving the direction).
         callback : callable, optional
             ``callback(intermediate_result)`` (a :class:`SIPResult`) after each iteration;
             raise ``StopIteration`` to stop.
@@ -191,14 +234,22 @@ class SemiInfiniteProgram:
         constants = self._per_constraint(lipschitz, "lipschitz")
         space = IndexPointSpace(self.semi_infinite, constants)
         self.master.solvers = tuple(solvers)
+        oracle = self._oracle(oracle, constants)
+        columns = self._initial_columns(initial_points)
+        if initial_points is None and resume is None:
+            columns = self._bounded_start(columns)
         self.master.reset()
         engine = ColumnGeneration(
-            self.master, self._oracle(oracle, constants), tol=tol, atol=atol,
+            self.master, oracle, tol=tol, atol=atol,
             max_iter=max_iter, time_limit=time_limit, n_price=n_price, prune=prune,
             callback=None if callback is None else (lambda cg: callback(self._result(cg))),
             verbose=verbose, random_state=random_state, checkpoint=checkpoint)
-        return self._result(engine.run_space(space, self._initial_columns(initial_points),
-                                             resume))
+        result = self._result(engine.run_space(space, columns, resume))
+        if reduce is None:
+            reduce = isinstance(oracle, DenseSampleOracle)
+        if reduce and result.success:
+            self._reduce(result, tol + atol)
+        return result
 
     def discretize(self, n_points: int = 101) -> list[Column]:
         """The index points of the fixed grid: ``n_points`` per coordinate of each box (the
@@ -249,10 +300,10 @@ class SemiInfiniteProgram:
 
     def _oracle(self, oracle, constants):
         if oracle is None:
-            oracle = "lipschitz" if any(c is not None for c in constants) else "ipopt"
+            oracle = self._default_oracle(constants)
         if isinstance(oracle, str):
             makers = {"ipopt": MultiStartOracle, "grid": lambda: GridOracle(size=GRID_SIZE),
-                      "lipschitz": LipschitzOracle}
+                      "lipschitz": LipschitzOracle, "dense": DenseSampleOracle}
             if oracle not in makers:
                 raise ValueError(f"oracle must be one of {sorted(makers)} or an object with a "
                                  f"price(pricing_round) method, got {oracle!r}")
@@ -264,6 +315,17 @@ class SemiInfiniteProgram:
             raise TypeError(f"oracle must be a name or an object with a price(pricing_round) "
                             f"method, got {type(oracle).__name__}")
         return oracle
+
+    def _default_oracle(self, constants) -> str:
+        """``"lipschitz"`` where a constraint states a constant, ``"grid"`` (exact) where
+        every index set is finite, ``"dense"`` where every index set has dimension ≤ 2, else
+        ``"ipopt"``."""
+        sets = [c.T for c in self.semi_infinite]
+        if any(c is not None for c in constants):
+            return "lipschitz"
+        if all(T.finite for T in sets):
+            return "grid"
+        return "dense" if all(T.dim <= DENSE_DIM for T in sets) else "ipopt"
 
     def _initial_columns(self, initial_points) -> list[Column]:
         if initial_points is None:
@@ -286,6 +348,49 @@ class SemiInfiniteProgram:
             columns += [Column.make(c.T, t) for t in rows]
         return columns
 
+    def _reduce(self, result: SIPResult, cut: float) -> None:
+        """The local reduction phase (:func:`~sipkl.sip.reduction.reduce_locally`) from
+        ``result``, which it updates where the reduced answer passes its final check."""
+        if not self.master.semi_infinite or any(c.T.finite for c in self.semi_infinite):
+            return
+        values = [v.value for v in self.master.variables]
+        reduced = reduce_locally(self.master, values, result.points, result.multipliers,
+                                 result.scales, self.master.get_state()["objective_scale"],
+                                 cut, self.master.solvers)
+        result.lower_bound = result.objective
+        if reduced is None:
+            result.message += "; the local reduction did not improve on this answer"
+            return
+        for variable, value in zip(self.master.variables, reduced["values"]):
+            variable.value = value
+        result.x = {v.name(): v.value for v in self.master.variables}
+        result.objective, result.max_violation = reduced["objective"], reduced["max_violation"]
+        result.points, result.multipliers = reduced["points"], reduced["multipliers"]
+        result.reduction = {k: reduced[k] for k in ("nit", "steps", "converged")}
+        result.upper_bound, result.violation_proved = None, False  # a bound at another x
+        result.attempts += [(result.nit, a) for a in reduced["attempts"]
+                            if a.status is not Status.OPTIMAL]
+        result.message += (f"; then {reduced['nit']} rounds of local reduction "
+                           + ("(converged)" if reduced["converged"] else "(not converged)"))
+
+    def _bounded_start(self, columns: list[Column]) -> list[Column]:
+        """The first index points: ``columns`` where the master over them is bounded, else
+        tensor grids of 4^j + 1 points per coordinate of each box (every point of a finite
+        set), j = 1, 2, …, the first over which it is bounded (a polynomial that may dive
+        between n + 1 points cannot between enough of them), up to ``START_POINTS`` points
+        per index set; the last grid tried where none is (the run then ends ``unbounded``)."""
+        j = 1
+        while True:
+            self.master.reset()
+            if self.master.solve(columns).status is not Status.UNBOUNDED:
+                return columns
+            per_axis = 4 ** j + 1
+            if any(per_axis ** c.T.dim > START_POINTS for c in self.semi_infinite):
+                return columns
+            columns = [Column.make(c.T, t) for c in self.semi_infinite
+                       for t in c.T.tensor_grid(per_axis)]
+            j += 1
+
     def _result(self, cg, check_points=None) -> SIPResult:
         """The :class:`SIPResult` of an engine result (variables set to its values)."""
         sol, model = cg.master, cg.master.model  # model None: a failed first solve
@@ -303,20 +408,29 @@ class SemiInfiniteProgram:
         violation = np.nan if price is None else max(
             (float(c.values(p.x, t).max()) for c, p, t in
              zip(self.semi_infinite, price, check_points) if len(t)), default=-np.inf)
-        message = cg.message
+        status, message = cg.status, cg.message
         # the master's failed solve is the run's last attempt (its status: cvxpy's)
         failed = cg.attempts[-1][1].status if cg.status is RunStatus.MASTER_FAILED else None
         if failed is Status.INFEASIBLE:
+            parts = infeasible_parts(self.master, cg.columns)
+            status = RunStatus.INFEASIBLE
             message += ("; the restricted master is infeasible, so is the semi-infinite "
-                        "program (the master is a relaxation of it)")
+                        "program (the master is a relaxation of it)"
+                        + (f"; infeasible on their own: {', '.join(parts)}" if parts else ""))
         elif failed is Status.UNBOUNDED:
-            message += ("; the restricted master is unbounded: add index points "
-                        "(initial_points) or bounds on the variables")
+            direction = unbounded_direction(self.master, cg.columns)
+            status = RunStatus.UNBOUNDED
+            message += (f"; the restricted master over {len(cg.columns)} index points is "
+                        "unbounded, as the semi-infinite program appears to be (no proof: "
+                        "more index points could bound it)"
+                        + (f"; direction: {_format(direction)}" if direction else ""))
         return SIPResult(
             x={v.name(): v.value for v in self.master.variables}, objective=sol.objective,
-            status=cg.status, success=cg.success, message=message, points=points,
+            status=status, success=status.success, message=message, points=points,
             multipliers=[np.asarray(cg.weights)[g] for g in groups], max_violation=violation,
-            upper_bound=cg.upper_bound, scales=[] if price is None else [p.scale for p in price],
+            upper_bound=cg.upper_bound, violation_proved=cg.upper_bound is not None,
+            lower_bound=None, reduction=None,
+            scales=[] if price is None else [p.scale for p in price],
             nit=cg.nit, history=cg.history, attempts=cg.attempts, gap=cg.gap)
 
 
@@ -330,6 +444,12 @@ class _Unpriced:
         solution = self.master.solve(columns, warm_start)
         solution.price = None
         return solution
+
+
+def _format(direction: dict) -> str:
+    """``x = [1, 0, -1], z = -1``: a direction by variable name."""
+    return ", ".join(f"{name} = {np.asarray(v).tolist()}"
+                     for name, v in direction.items())
 
 
 def _owned(constraint: SemiInfiniteConstraint, name: str) -> SemiInfiniteConstraint:
