@@ -154,6 +154,43 @@ def test_the_dense_oracle_finds_the_largest_extremum():
     assert abs(res.objective - largest) <= 1e-8 * largest
 
 
+@pytest.mark.parametrize("units", [(1.0, 1.0, 1.0), (1e3, 1e-3, 1e6)])
+def test_the_bracket_holds_the_optimum_and_its_point_is_feasible(units):
+    """With the Lipschitz oracle, the one-sided approximation of tan by n = 3 coefficients
+    gets a bracket [relaxation, f(x̄)] that holds the Gauss–Radau closed form, is at most
+    1e-5 of it wide, and whose point x̄ is feasible on an independent grid of 10⁵ + 1
+    points; the same in other units of t, g and f."""
+    from sipkl.sip.problems import upper_quadrature
+    t_scale, g_scale, f_scale = units
+    nodes, weights = upper_quadrature(3)
+    optimum = f_scale * weights @ np.tan(nodes)
+    c = cp.Variable(3, name="c")
+
+    def g(c, t):
+        u = t[:, 0] / t_scale
+        return g_scale * (np.tan(u) - np.vander(u, 3, increasing=True) @ c)
+    program = SemiInfiniteProgram(cp.Minimize(f_scale * (1.0 / np.arange(1, 4)) @ c), [
+        SemiInfiniteConstraint(g, c, Box([0.0], [t_scale]), vectorized=True)])
+    L = lambda c: g_scale * (1.0 / np.cos(1.0) ** 2 + abs(c[1]) + 2 * abs(c[2])) / t_scale  # noqa: E731
+    res = program.solve(lipschitz=L)
+    assert res.status == "certified_optimal" and res.bracket is not None
+    low, high = res.bracket["lower"], res.bracket["upper"]
+    assert low <= optimum <= high and high - low <= 1e-5 * optimum
+    x = res.bracket["x"]["c"]
+    u = np.linspace(0.0, 1.0, 100_001)
+    assert np.max(np.tan(u) - np.vander(u, 3, increasing=True) @ x) <= 0.0
+    np.testing.assert_allclose(f_scale * (1.0 / np.arange(1, 4)) @ x, high, rtol=1e-12)
+    np.testing.assert_allclose(res.objective, c.value @ (f_scale / np.arange(1, 4)),
+                               rtol=1e-12)  # the variables keep the result's values
+
+
+def test_a_bracket_needs_a_proof():
+    program, _, _ = chebyshev_program(np.exp, 3)
+    with pytest.raises(ValueError, match="bracket"):
+        program.solve(bracket=True)
+    assert program.solve().bracket is None  # the dense oracle proves nothing
+
+
 def test_certified_only_with_a_proof():
     f = np.exp
     program, _, _ = chebyshev_program(f, 4)

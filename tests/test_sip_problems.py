@@ -74,6 +74,12 @@ def test_lipschitz_oracle_certifies_the_published_optimum(name):
     problem, result = PROBLEMS[name], solved(name, "lipschitz")
     assert result.status == "certified_optimal", result.message
     assert result.objective == pytest.approx(problem.optimum, rel=max(TARGET, problem.rtol))
+    # the bracket: the relaxation (to the conic solver's accuracy, 1e-8) and a point the
+    # oracle proved feasible hold the optimum
+    assert result.bracket is not None, result.message
+    low, high = result.bracket["lower"], result.bracket["upper"]
+    assert low - 1e-8 * abs(problem.optimum) <= problem.optimum
+    assert problem.optimum <= high + problem.rtol * abs(problem.optimum)
 
 
 @pytest.mark.slow

@@ -54,7 +54,7 @@ class LipschitzOracle(OracleBase):
             if problem.lipschitz is None:
                 raise ValueError(f"lipschitz: LipschitzOracle needs a stated Lipschitz constant "
                                  f"for {problem.family!r} (solve(..., lipschitz=L))")
-            points, values, bound, done = self._branch_and_bound(problem, cut, slack)
+            points, values, bound, done = self.branch_and_bound(problem, cut, slack)
             bounds.append(bound)
             if not done:
                 status = Status.ITERATION_LIMIT
@@ -70,9 +70,11 @@ class LipschitzOracle(OracleBase):
         return OracleResult(columns, scores, sum(p.n_evals for p in pricing_round.problems),
                             status=status, upper_bound=max(bounds), attempts=attempts)
 
-    def _branch_and_bound(self, problem, cut: float, slack: float):
-        """Every evaluated point and value, the proven bound on the maximum, and whether the
-        search ended by its rule (``False``: ``max_evals`` reached)."""
+    def branch_and_bound(self, problem, cut: float, slack: float = 0.0):
+        """The search of the module docstring on one pricing problem (with its
+        ``lipschitz``): every evaluated point and value, the proven bound on the maximum,
+        and whether the search ended by its rule (``False``: ``max_evals`` reached). With
+        ``cut = 0`` and no value above it found, a bound ≤ 0 proves t ↦ g(x, t) ≤ 0 on T."""
         lower, upper, lipschitz = problem.lower, problem.upper, problem.lipschitz
         centres, radii = (0.5 * (lower + upper))[None, :], (0.5 * (upper - lower))[None, :]
         values = problem.values(centres)

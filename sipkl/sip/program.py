@@ -28,6 +28,7 @@ from ..run_status import RunStatus
 from ..solvers import Status
 from ..solvers.cvx import DEFAULT_SOLVERS
 from .constraint import SemiInfiniteConstraint
+from .bracket import restricted_feasible_point
 from .diagnosis import infeasible_parts, unbounded_direction
 from .drop_rule import DropAfterIncrease
 from .lipschitz import LipschitzOracle
@@ -83,6 +84,13 @@ class SIPResult(OptimizeResult):
         lower bound on the optimum of a minimization (an upper bound of a maximization)
         where it was solved to optimality; ``None`` without a local reduction (then it is
         ``objective``).
+    bracket : dict or None
+        ``{"lower", "upper", "x"}``: the optimum of a convex program lies in
+        [lower, upper] — one end the exchange method's relaxation (an optimal restricted
+        master: a bound to the conic solver's accuracy, about 10⁻⁸ of the scales), the
+        other f(x̄) at a point x̄ (``x``, by variable name) that a global oracle proved
+        feasible on every index set (a proof; ``solve(bracket=...)``, Mitsos's restriction
+        of the right-hand side, :mod:`sipkl.sip.bracket`); ``None`` without such a point.
     reduction : dict or None
         The local reduction phase (``solve(reduce=...)``): ``nit`` (rounds), ``steps``
         (|Δf|/σ_f per round, σ_f the objective's scale: quadratic convergence shows here)
@@ -152,7 +160,7 @@ class SemiInfiniteProgram:
               time_limit: float = None, lipschitz=None, initial_points=None, n_price=None,
               prune="increase", random_state=None, verbose: int = 0, callback=None,
               solvers: Sequence[str] = DEFAULT_SOLVERS, checkpoint=None,
-              resume=None, reduce=None) -> SIPResult:
+              resume=None, reduce=None, bracket=None) -> SIPResult:
         """Solve by column generation (the exchange method) on
         :class:`~sipkl.engine.ColumnGeneration`.
 
@@ -169,6 +177,12 @@ class SemiInfiniteProgram:
             :class:`~sipkl.sip.LipschitzOracle`. Default: ``"lipschitz"`` when ``lipschitz``
             is given, else ``"grid"`` where every index set is finite, ``"dense"`` where
             every one has dimension ≤ ``DENSE_DIM`` (2), else ``"ipopt"``.
+        bracket : bool, optional
+            Whether to look for a point proved feasible (:mod:`sipkl.sip.bracket`), whose
+            objective bounds the optimum from the other side than the relaxation
+            (``result.bracket``). Needs a proof on every index set: a Lipschitz constant
+            for each box (``lipschitz``; finite sets are enumerated). Default: with the
+            ``"lipschitz"`` oracle, or where every index set is finite.
         reduce : bool, optional
             Whether a local reduction phase follows the exchange method
             (:mod:`sipkl.sip.reduction`: Newton rounds on the reduced problem, quadratically
@@ -223,6 +237,11 @@ class SemiInfiniteProgram:
         """
         if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol >= 0):
             raise ValueError(f"tol must be a finite number ≥ 0, got {tol!r}")
+        constants = self._per_constraint(lipschitz, "lipschitz")
+        if bracket and any(L is None and not c.T.finite
+                           for L, c in zip(constants, self.semi_infinite)):
+            raise ValueError("bracket: a certified feasible point needs a Lipschitz constant "
+                             "(lipschitz=) for every semi-infinite constraint over a box")
         if n_price is None:
             n_price = self._n_variables()
         elif not (isinstance(n_price, numbers.Integral) and n_price >= 1):
@@ -231,7 +250,6 @@ class SemiInfiniteProgram:
             prune = DropAfterIncrease(1 if isinstance(self.objective, cp.Minimize) else -1)
         elif not isinstance(prune, bool):
             raise ValueError(f"prune must be 'increase', True or False, got {prune!r}")
-        constants = self._per_constraint(lipschitz, "lipschitz")
         space = IndexPointSpace(self.semi_infinite, constants)
         self.master.solvers = tuple(solvers)
         oracle = self._oracle(oracle, constants)
@@ -249,6 +267,11 @@ class SemiInfiniteProgram:
             reduce = isinstance(oracle, DenseSampleOracle)
         if reduce and result.success:
             self._reduce(result, tol + atol)
+        if bracket is None:
+            bracket = isinstance(oracle, LipschitzOracle) or all(c.T.finite
+                                                                 for c in self.semi_infinite)
+        if bracket and result.success:
+            self._bracket(result, constants, tol + atol)
         return result
 
     def discretize(self, n_points: int = 101) -> list[Column]:
@@ -373,6 +396,27 @@ class SemiInfiniteProgram:
         result.message += (f"; then {reduced['nit']} rounds of local reduction "
                            + ("(converged)" if reduced["converged"] else "(not converged)"))
 
+    def _bracket(self, result: SIPResult, constants, tol: float) -> None:
+        """``result.bracket`` from a certified feasible point
+        (:func:`~sipkl.sip.bracket.restricted_feasible_point`); the variables keep the
+        result's values."""
+        relaxation = result.objective if result.lower_bound is None else result.lower_bound
+        values = [v.value for v in self.master.variables]
+        found = restricted_feasible_point(
+            self.master, result.points, result.scales, constants, relaxation,
+            self.master.get_state()["objective_scale"], tol, self.master.solvers)
+        for variable, value in zip(self.master.variables, values):
+            variable.value = value
+        if found is None:
+            result.message += "; no feasible point was proved (no bracket)"
+            return
+        feasible, x = found
+        low, high = sorted((relaxation, feasible))
+        result.bracket = {"lower": low, "upper": high,
+                          "x": {v.name(): value for v, value in zip(self.master.variables, x)}}
+        result.message += (f"; the optimum lies in [{low:.10g}, {high:.10g}] (the exchange "
+                           "method's relaxation and a feasible point proved by the oracle)")
+
     def _bounded_start(self, columns: list[Column]) -> list[Column]:
         """The first index points: ``columns`` where the master over them is bounded, else
         tensor grids of 4^j + 1 points per coordinate of each box (every point of a finite
@@ -429,7 +473,7 @@ class SemiInfiniteProgram:
             status=status, success=status.success, message=message, points=points,
             multipliers=[np.asarray(cg.weights)[g] for g in groups], max_violation=violation,
             upper_bound=cg.upper_bound, violation_proved=cg.upper_bound is not None,
-            lower_bound=None, reduction=None,
+            lower_bound=None, reduction=None, bracket=None,
             scales=[] if price is None else [p.scale for p in price],
             nit=cg.nit, history=cg.history, attempts=cg.attempts, gap=cg.gap)
 
