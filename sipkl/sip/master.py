@@ -59,6 +59,12 @@ class DiscretizedMaster(MasterBase):
     :meth:`reset` starts a new run), so that the solver sees the same numbers in any units
     of f and g. The multipliers are given back in the user's units (dual · σ_f / s_j).
 
+    The two solves of a run's first pair share one problem, in which the scales are cvxpy
+    parameters (f·(1/σ_f), g_j·(1/s_j): DPP), compiled by cvxpy once: the second solve only
+    sets the parameters (cvxpy's compilation is most of a small master's time). Where the
+    user's own parameters make those products non-DPP, each solve builds its problem with
+    constant scales, as every later solve does.
+
     ``column_prices`` are the relative values g_j(x_k, t)/s_j at the index points.
 
     ``gap`` is 0: cvxpy reports no duality gap, and the master's optimality is the solver's
@@ -72,6 +78,11 @@ class DiscretizedMaster(MasterBase):
     #: the program may be solved over no index point (then it is often unbounded)
     empty_start = True
 
+    #: whether the solves of a run's first pair share one compiled problem (``False``: each
+    #: builds and compiles its own, as every later one does; ``benchmarks/sip_master.py``
+    #: compares the two)
+    reuse_first = True
+
     def __init__(self, objective, semi_infinite: Sequence[SemiInfiniteConstraint],
                  constraints=(), solvers: Sequence[str] = DEFAULT_SOLVERS):
         self.objective, self.constraints = objective, list(constraints)
@@ -81,6 +92,10 @@ class DiscretizedMaster(MasterBase):
         self._references = [c.expressions(c.T.initial_points(1)) for c in self.semi_infinite]
         self.variables = cp.Problem(objective, self.constraints + [
             e <= 0 for exprs in self._references for e in exprs]).variables()
+        # 1/σ_f and 1/s_j in the problem of a run's first pair of solves
+        self._inverse_objective_scale = cp.Parameter(nonneg=True, value=1.0)
+        self._inverse_scales = [cp.Parameter(nonneg=True, value=1.0)
+                                for _ in self.semi_infinite]
         self.reset()
 
     def reset(self) -> None:
@@ -102,25 +117,29 @@ class DiscretizedMaster(MasterBase):
         return [np.flatnonzero(owners == j) for j in range(len(self.semi_infinite))]
 
     def solve(self, columns: Sequence[Column], warm_start=None) -> MasterSolution:
-        if self._scales is None:  # a run's first solve: unscaled, for the scales, then again
-            self._objective_scale, self._scales = 1.0, np.ones(len(self.semi_infinite))
-            first = self._solve(columns)
-            if first.price is None:
-                return first
-        return self._solve(columns)
-
-    def _solve(self, columns: Sequence[Column]) -> MasterSolution:
-        """Solve in the current scales, then take the scales of this solution."""
         groups = self.groups(columns)
-        imposed, expressions = [], []
-        for sic, group, scale in zip(self.semi_infinite, groups, self._scales):
-            points = np.array([columns[k].theta for k in group]).reshape(-1, sic.T.dim)
-            exprs = sic.expressions(points) if len(points) else []
-            expressions.append(exprs)
-            imposed.append(cp.hstack(exprs) / scale <= 0 if exprs else None)
-        sense = type(self.objective)
-        problem = cp.Problem(sense(self.objective.expr / self._objective_scale),
-                             self.constraints + [c for c in imposed if c is not None])
+        expressions = [sic.expressions(p) if len(p) else [] for sic, p in zip(
+            self.semi_infinite, (np.array([columns[k].theta for k in group]).reshape(
+                -1, sic.T.dim) for sic, group in zip(self.semi_infinite, groups)))]
+        if self._scales is not None:
+            return self._solve(columns, groups, self._build(expressions, False))
+        # a run's first solve: unscaled, for the scales, then again in them
+        self._objective_scale, self._scales = 1.0, np.ones(len(self.semi_infinite))
+        shared = self._build(expressions, True) if self.reuse_first else None
+        if shared is not None and not shared[0].is_dpp():  # the user's parameters in products
+            shared = None
+        first = self._solve(columns, groups, shared or self._build(expressions, False))
+        if first.price is None:
+            return first
+        return self._solve(columns, groups, shared or self._build(expressions, False))
+
+    def _solve(self, columns: Sequence[Column], groups, built) -> MasterSolution:
+        """Solve ``built`` (:meth:`_build`) in the current scales, then take the scales of
+        this solution."""
+        problem, imposed, expressions = built
+        self._inverse_objective_scale.value = 1.0 / self._objective_scale
+        for parameter, scale in zip(self._inverse_scales, self._scales):
+            parameter.value = 1.0 / scale
         status, attempts = solve_cvxpy(problem, self.solvers)
         if not status.usable or any(v.value is None for v in self.variables):
             return MasterSolution.failed(len(columns), status, attempts)
@@ -148,6 +167,24 @@ class DiscretizedMaster(MasterBase):
             self._objective_scale = scale
         solution.model.objective_scale = self._objective_scale
         return solution
+
+    def _build(self, expressions: list, parametrized: bool):
+        """The cvxpy problem of the master over ``expressions``: f/σ_f subject to
+        g_j/s_j ≤ 0, the scales the current ones (constants), or ``parametrized``: products
+        with the parameters 1/σ_f and 1/s_j (DPP, whose values are set before each solve).
+        Returns the problem, each constraint's imposed constraint (``None`` without an index
+        point) and ``expressions``."""
+        if parametrized:
+            objective = self.objective.expr * self._inverse_objective_scale
+            imposed = [cp.hstack(exprs) * inverse <= 0 if exprs else None
+                       for exprs, inverse in zip(expressions, self._inverse_scales)]
+        else:
+            objective = self.objective.expr / self._objective_scale
+            imposed = [cp.hstack(exprs) / scale <= 0 if exprs else None
+                       for exprs, scale in zip(expressions, self._scales)]
+        problem = cp.Problem(type(self.objective)(objective),
+                             self.constraints + [c for c in imposed if c is not None])
+        return problem, imposed, expressions
 
 
 #: an objective magnitude below this fraction of the current objective scale has collapsed (an

@@ -254,9 +254,10 @@ class SemiInfiniteProgram:
         self.master.solvers = tuple(solvers)
         oracle = self._oracle(oracle, constants)
         columns = self._initial_columns(initial_points)
-        if initial_points is None and resume is None:
+        if initial_points is None and resume is None:  # its last solve is the engine's first
             columns = self._bounded_start(columns)
-        self.master.reset()
+        else:
+            self.master.reset()
         engine = ColumnGeneration(
             self.master, oracle, tol=tol, atol=atol,
             max_iter=max_iter, time_limit=time_limit, n_price=n_price, prune=prune,
@@ -339,15 +340,25 @@ class SemiInfiniteProgram:
                             f"method, got {type(oracle).__name__}")
         return oracle
 
-    def _default_oracle(self, constants) -> str:
+    def _default_oracle(self, constants):
         """``"lipschitz"`` where a constraint states a constant, ``"grid"`` (exact) where
-        every index set is finite, ``"dense"`` where every index set has dimension ≤ 2, else
-        ``"ipopt"``."""
+        every index set is finite, a :class:`~sipkl.sip.sets_pricing.SetSearchOracle` where
+        some index set is beyond a box (a polytope, an ellipsoid, a product: the box oracles
+        would search its bounding box), ``"dense"`` where every index set has dimension ≤ 2,
+        else ``"ipopt"``."""
+        from .index_sets import ConvexSet
+        from .sets_pricing import SetSearchOracle
         sets = [c.T for c in self.semi_infinite]
+        beyond = [T for T in sets if isinstance(T, ConvexSet)]
         if any(c is not None for c in constants):
+            if beyond:
+                raise ValueError(f"lipschitz: the Lipschitz oracle searches boxes, not "
+                                 f"{beyond[0]!r}: leave lipschitz out over such sets")
             return "lipschitz"
         if all(T.finite for T in sets):
             return "grid"
+        if beyond:
+            return SetSearchOracle()
         return "dense" if all(T.dim <= DENSE_DIM for T in sets) else "ipopt"
 
     def _initial_columns(self, initial_points) -> list[Column]:
@@ -365,7 +376,8 @@ class SemiInfiniteProgram:
                 raise ValueError(f"initial_points: the points of constraint {c.name!r} must be "
                                  f"an (m, {c.T.dim}) array, got shape {rows.shape}")
             lower, upper = c.T.param_bounds()
-            if not np.all(np.isfinite(rows)) or np.any(rows < lower) or np.any(rows > upper):
+            if not np.all(np.isfinite(rows)) or np.any(rows < lower) or np.any(rows > upper) \
+                    or not (c.T.finite or np.all(c.T.contains(rows))):
                 raise ValueError(f"initial_points: the points of constraint {c.name!r} must "
                                  f"lie in {c.T!r}")
             columns += [Column.make(c.T, t) for t in rows]
