@@ -494,6 +494,25 @@ def test_infeasible_and_unbounded_programs_are_statuses():
     assert "direction: x = -1.0" in unbounded.message
 
 
+def test_an_unbounded_later_master_is_not_an_unbounded_program(monkeypatch):
+    """A later master has the constraints of a bounded one but dropped points of multiplier
+    0: if the solver calls it unbounded, that is round-off, and the run ends master_failed
+    saying so, not unbounded."""
+    from sipkl.contracts import MasterSolution
+    from sipkl.solvers import Status
+    program, _, _ = chebyshev_program(np.exp, 3)
+    solve, calls = program.master.solve, []
+
+    def failing_later(columns, warm_start=None):
+        calls.append(len(columns))
+        if len(calls) == 3:
+            return MasterSolution.failed(len(columns), Status.UNBOUNDED, [])
+        return solve(columns, warm_start)
+    monkeypatch.setattr(program.master, "solve", failing_later)
+    res = program.solve()
+    assert res.status == "master_failed" and "round-off" in res.message
+
+
 def test_the_first_master_is_bounded_by_default():
     """A polynomial may dive between the n + 1 default points: the one-sided L1
     approximation of tan on [0, 1] by degree 5 (TFI2 with n = 6) reaches the Gauss–Lobatto

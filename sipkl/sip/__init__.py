@@ -2,13 +2,17 @@
 
     min f(x)  s.t.  finite constraints,   g_j(x, t) ≤ 0  for all t ∈ T_j
 
-See :class:`SemiInfiniteProgram` and the tutorial "Your first semi-infinite program".
+See :class:`SemiInfiniteProgram` and the tutorial "Your first semi-infinite program";
+smooth programs that are not convex, written in NumPy: :class:`NonlinearSemiInfiniteProgram`.
 """
 from .constraint import SemiInfiniteConstraint
 from .index_sets import Box, FiniteSet
 from .lipschitz import LipschitzOracle
 from .master import DiscretizedMaster
+from .nonlinear import (FiniteConstraint, NonlinearConstraint, NonlinearMaster,
+                        NonlinearSemiInfiniteProgram)
 from .program import SemiInfiniteProgram, SIPResult
 
-__all__ = ["Box", "DiscretizedMaster", "FiniteSet", "LipschitzOracle", "SIPResult",
-           "SemiInfiniteConstraint", "SemiInfiniteProgram"]
+__all__ = ["Box", "DiscretizedMaster", "FiniteConstraint", "FiniteSet", "LipschitzOracle",
+           "NonlinearConstraint", "NonlinearMaster", "NonlinearSemiInfiniteProgram",
+           "SIPResult", "SemiInfiniteConstraint", "SemiInfiniteProgram"]

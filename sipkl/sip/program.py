@@ -473,6 +473,12 @@ class SemiInfiniteProgram:
             message += ("; the restricted master is infeasible, so is the semi-infinite "
                         "program (the master is a relaxation of it)"
                         + (f"; infeasible on their own: {', '.join(parts)}" if parts else ""))
+        elif failed is Status.UNBOUNDED and cg.attempts[-1][0] > 0:
+            # a later master has every constraint of a bounded one but the dropped points,
+            # whose multipliers were 0: unbounded only by the solver's round-off
+            message += ("; a restricted master became unbounded after dropping points with "
+                        "zero multipliers, which only round-off allows: the master's problem "
+                        "is ill-conditioned (try prune=False, or a better-conditioned model)")
         elif failed is Status.UNBOUNDED:
             direction = unbounded_direction(self.master, cg.columns)
             status = RunStatus.UNBOUNDED

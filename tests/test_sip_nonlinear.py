@@ -1,0 +1,487 @@
+"""Smooth, non-convex semi-infinite programs in NumPy (sipkl.sip.nonlinear) on the engine.
+
+Every number is checked against something the code under test does not produce: closed
+forms (Watson 2, the bound and finite-constraint variants, their multipliers), SciPy's SLSQP
+on a fine grid followed by the finite program at its active points (TFI1, Watson 6), a proof
+by a fine grid and a Lipschitz bound (the fseminf example's optimum 0), the cvxpy path on
+convex problems, closed-form derivatives, and the same run in other units.
+"""
+import numpy as np
+import pytest
+from scipy.optimize import minimize, nnls
+
+from sipkl.run_status import RunStatus
+from sipkl.sip import (Box, FiniteConstraint, NonlinearConstraint,
+                       NonlinearSemiInfiniteProgram, nonlinear)
+from sipkl.sip.nonlinear import central_differences, complex_step, measured_differences
+from sipkl.sip.nonlinear_problems import NONLINEAR_PROBLEMS
+from sipkl.sip.problems import get_problem
+
+
+def reference(f, grad_f, g, jac_g, x0, grid, fine):
+    """An independent solution in SciPy alone: SLSQP on the constraints at ``grid`` (m × 1),
+    then on the grid points active there (≥ −10⁻⁶), polished to 10⁻¹⁴ (where SLSQP may end
+    on "positive directional derivative": it can do no better); checked: feasible on the
+    grid ``fine``, and a KKT point (∇f + Σ λ_i ∇g_i = 0 with λ ≥ 0 by NNLS, to 10⁻⁶).
+    Returns x, f(x) and the active points."""
+    def solve(points, start, ftol):
+        return minimize(f, start, jac=grad_f, method="SLSQP",
+                        options={"ftol": ftol, "maxiter": 1000},
+                        constraints=[{"type": "ineq", "fun": lambda x: -g(x, points),
+                                      "jac": lambda x: -jac_g(x, points)}])
+    coarse = solve(grid, np.asarray(x0, float), 1e-12)
+    active = grid[g(coarse.x, grid) >= -1e-6]
+    polished = solve(active, coarse.x, 1e-14)
+    assert polished.status in (0, 8), polished.message
+    x = polished.x
+    assert g(x, fine).max() <= 1e-10 * max(1.0, abs(polished.fun))
+    _, residual = nnls(jac_g(x, active).T, -grad_f(x))
+    assert residual <= 1e-6 * np.linalg.norm(grad_f(x))
+    return x, float(f(x)), active
+
+
+GRID, FINE = np.linspace(0, 1, 2001)[:, None], np.linspace(0, 1, 200001)[:, None]
+
+
+# -- 1. the literature: TFI1, Watson 2 and 6, the fseminf example -------------------------
+@pytest.mark.parametrize("derivatives", [True, False])
+def test_tfi1_matches_scipy_on_a_fine_grid_and_the_sif_solution(derivatives):
+    """CUTEst TFI1 (read in the S2MPJ translation of the SIF file): the value of SciPy's
+    SLSQP on 2001 points refined at their active set, x to 10⁻⁷, f to 10⁻⁹; the SIF file's
+    solution line 5.3346872 (its grid holds the one active point t = 1) to its 8 digits."""
+    problem = NONLINEAR_PROBLEMS["tfi1"]
+    (c,) = problem.constraints
+    x_ref, f_ref, active = reference(problem.f, problem.grad_f, c.g, c.jac_g, problem.x0,
+                                     GRID, FINE)
+    np.testing.assert_allclose(active.ravel(), [1.0])
+    result = problem.build(derivatives).solve(tol=1e-9)
+    assert result.status == "converged_local" and result.success
+    assert abs(result.objective - f_ref) <= 1e-9 * f_ref
+    np.testing.assert_allclose(result.x, x_ref, atol=1e-7)
+    assert abs(result.objective - 5.3346872) <= 1e-7
+    assert result.max_violation <= 1e-9 * result.scales[0]
+    assert result.differences == ({"f": "stated", "g": "stated"} if derivatives else
+                                  {"f": "complex-step", "g": "complex-step"})
+
+
+def test_watson2_reaches_its_closed_form_with_its_multiplier():
+    """Watson's problem 2 (not convex in x): f* = (3 − √5)/2 − 3/16 at x = (−3/4, (1 − √5)/2)
+    with the active point t = 0, whose multiplier λ = −2x₂/(1 − 2x₂) solves ∂f/∂x₂ + λ ∂g/∂x₂
+    = 0."""
+    problem = NONLINEAR_PROBLEMS["watson2"]
+    result = problem.build(derivatives=False).solve()
+    assert result.status == "converged_local"
+    assert abs(result.objective - problem.optimum) <= 1e-8 * problem.optimum
+    np.testing.assert_allclose(result.x, problem.x_optimum, atol=1e-8)
+    (points,), (multipliers,) = result.points, result.multipliers
+    x2 = problem.x_optimum[1]
+    np.testing.assert_allclose(points.ravel(), [0.0])
+    np.testing.assert_allclose(multipliers, [-2 * x2 / (1 - 2 * x2)], rtol=1e-7)
+
+
+def test_watson6_matches_scipy_on_a_fine_grid():
+    """Watson's problem 6 (the Freudenstein–Roth objective): SciPy on 2001 points refined at
+    their active set (t = 0), feasible on 200001 points; the same value from both starts."""
+    problem = NONLINEAR_PROBLEMS["watson6"]
+    (c,) = problem.constraints
+    x_ref, f_ref, active = reference(problem.f, problem.grad_f, c.g, c.jac_g, problem.x0,
+                                     GRID, FINE)
+    np.testing.assert_allclose(active.ravel(), [0.0])
+    for x0 in (problem.x0, (0.0, 0.0)):
+        program = NonlinearSemiInfiniteProgram(problem.f, NonlinearConstraint(
+            c.g, Box(c.lower, c.upper)), x0)
+        result = program.solve(tol=1e-9)
+        assert result.status == "converged_local"
+        assert abs(result.objective - f_ref) <= 1e-10 * f_ref
+        np.testing.assert_allclose(result.x, x_ref, atol=1e-7)
+    assert abs(f_ref - problem.optimum) <= 1e-10 * f_ref
+
+
+def test_fseminf_example_optimum_is_zero_not_the_printed_local_value():
+    """MATLAB's fseminf example prints f = 0.0771 at x = (0.6675, 0.3012, 0.4022): a
+    feasible point (its K's are below 0 on a fine grid), but not the optimum. f ≥ 0, and the
+    unconstrained minimizer (½, ½, ½) is feasible — proved here: on a grid of spacing h the
+    largest K_i is −0.2163, and |∂K_i/∂w| ≤ L = Σ|x_i| + 0.1, so K_i ≤ max + L·h/2 < 0 on
+    [1, 100]. From the documentation's start the run reaches 0 at (½, ½, ½); with the
+    Lipschitz constants, whose proof makes it ``stationary_point`` (a local master: never
+    ``certified_optimal``)."""
+    problem = NONLINEAR_PROBLEMS["fseminf"]
+    w = np.linspace(1.0, 100.0, 99001)[:, None]
+    h = w[1, 0] - w[0, 0]
+    centre, printed = np.full(3, 0.5), np.array([0.6675, 0.3012, 0.4022])
+    for c in problem.constraints:
+        assert c.g(centre, w).max() + c.lipschitz(centre) * h / 2 < -0.2
+        assert c.g(printed, w).max() < 0
+    assert abs(problem.f(printed) - 0.0771) < 1e-4
+    result = problem.build(derivatives=False).solve(tol=1e-9)
+    assert result.status == "converged_local"
+    assert result.objective <= 1e-14 and result.max_violation < 0
+    np.testing.assert_allclose(result.x, centre, atol=1e-7)
+    proved = problem.build().solve(lipschitz=problem.lipschitz())
+    assert proved.status == "stationary_point" and proved.violation_proved
+    assert proved.upper_bound <= 0 and proved.objective <= 1e-14
+
+
+def test_a_convex_program_gives_the_cvxpy_value():
+    """Two convex programs of sipkl.sip.problems, each solved by the cvxpy path
+    (SemiInfiniteProgram: conic master, local reduction) and by the NLP path (the same g in
+    NumPy): the two values agree to 10⁻⁶ relative, and each its closed form."""
+    for name, f in (("tanaka_tan3", lambda x: x @ (1.0 / np.arange(1, 4))),
+                    ("disc_projection", lambda x: np.sum((x - [2.0, 1.0]) ** 2))):
+        problem = get_problem(name)
+        (c,) = problem.constraints
+        convex = problem.solve("dense")
+        program = NonlinearSemiInfiniteProgram(f, NonlinearConstraint(
+            c.g, Box(c.lower, c.upper), grad_t=c.grad_t), np.zeros(problem.n))
+        local = program.solve(initial_points=problem.initial_points(), tol=1e-9)
+        assert convex.success and local.status == "converged_local"
+        assert abs(local.objective - convex.objective) <= 1e-6 * abs(convex.objective), name
+        assert abs(local.objective - problem.optimum) <= 1e-6 * abs(problem.optimum), name
+        # x is known to the square root of the objective's accuracy (quadratic growth)
+        np.testing.assert_allclose(local.x, convex.x["x"], atol=1e-3)
+
+
+# -- 2. finite constraints, bounds, multipliers -------------------------------------------
+X2 = (1 - 5.25 ** 0.5) / 2  # x₁ = −½ makes t = 1 the active point: x₂² − x₂ = 1 + 1/16
+WATSON2_HALF = 1 / 12 + X2 ** 2 - 1 / 4
+LAMBDA = -2 * X2 / (1 - 2 * X2)  # ∂/∂x₂: 2x₂ + λ(1 − 2x₂) = 0
+MU = 1 / 6 + LAMBDA / 2  # ∂/∂x₁: 2x₁/3 + ½ + λ ∂g/∂x₁(t = 1) − μ = 0, ∂g/∂x₁ = ½
+
+
+@pytest.mark.parametrize("option", ["bounds", "inequality", "equality"])
+def test_watson2_with_x1_held_at_one_half(option):
+    """Watson 2 with x₁ ≥ −½ (a bound, or a finite constraint −½ − x₁ ≤ 0) or x₁ = −½: the
+    closed form x = (−½, (1 − √(21/4))/2), active point t = 1, and the finite constraint's
+    multiplier μ = 1/6 + λ/2 (−μ for x₁ + ½ = 0: L = f + Σ μ c)."""
+    problem = NONLINEAR_PROBLEMS["watson2"]
+    (c,) = problem.constraints
+    options = {"bounds": {"bounds": [(-0.5, None), (None, None)]},
+               "inequality": {"finite": FiniteConstraint(lambda x: -0.5 - x[0])},
+               "equality": {"finite": FiniteConstraint(lambda x: x[0] + 0.5,
+                                                       equality=True)}}[option]
+    program = NonlinearSemiInfiniteProgram(problem.f, NonlinearConstraint(
+        c.g, Box(c.lower, c.upper)), [-0.4, -1.0], **options)
+    result = program.solve(tol=1e-9)
+    assert result.status == "converged_local"
+    assert abs(result.objective - WATSON2_HALF) <= 1e-8 * WATSON2_HALF
+    np.testing.assert_allclose(result.x, [-0.5, X2], atol=1e-8)
+    np.testing.assert_allclose(result.points[0].ravel(), [1.0])
+    np.testing.assert_allclose(result.multipliers[0], [LAMBDA], rtol=1e-6)
+    expected = {"bounds": [], "inequality": [[MU]], "equality": [[-MU]]}[option]
+    assert len(result.finite_multipliers) == len(expected)
+    for found, value in zip(result.finite_multipliers, expected):
+        np.testing.assert_allclose(found, value, rtol=1e-6)
+
+
+# -- 3. the same run in any units ----------------------------------------------------------
+def test_the_run_is_the_same_in_other_units():
+    """TFI1 with t in milliseconds (T = [0, 1000]), f × 10³ and g × 10⁻³ (and the reverse):
+    the same rounds, points, x; the objective and multipliers in the new units."""
+    problem = NONLINEAR_PROBLEMS["tfi1"]
+    (c,) = problem.constraints
+
+    def solve(f_scale, g_scale, t_scale):
+        program = NonlinearSemiInfiniteProgram(
+            lambda x: f_scale * (x @ x),
+            NonlinearConstraint(lambda x, t: g_scale * c.g(x, t / t_scale),
+                                Box([0.0], [t_scale])), problem.x0)
+        return program.solve(tol=1e-9)
+
+    base = solve(1.0, 1.0, 1.0)
+    for f_scale, g_scale, t_scale in ((1e3, 1e-3, 1e3), (1e-4, 1e5, 1e-3)):
+        other = solve(f_scale, g_scale, t_scale)
+        assert (other.status, other.nit) == (base.status, base.nit)
+        assert other.history["n_columns"] == base.history["n_columns"]
+        np.testing.assert_allclose(other.x, base.x, rtol=1e-9, atol=1e-12)
+        assert abs(other.objective / f_scale - base.objective) <= 1e-12 * base.objective
+        np.testing.assert_allclose(other.points[0] / t_scale, base.points[0], rtol=1e-12)
+        np.testing.assert_allclose(other.multipliers[0] * g_scale / f_scale,
+                                   base.multipliers[0], rtol=1e-8)
+        np.testing.assert_allclose(np.array(other.scales) / g_scale, base.scales, rtol=1e-12)
+
+
+# -- 4. statuses, fallbacks, failures ------------------------------------------------------
+def test_the_master_says_it_is_not_convex():
+    """Its solutions declare ``convex = False``: a proven pricing bound makes the run
+    ``stationary_point``, never ``certified_optimal``; ``lower_bound`` is None (a local
+    master's value bounds nothing)."""
+    problem = NONLINEAR_PROBLEMS["watson2"]
+    program = problem.build()
+    solution = program.master.solve(program._initial_columns(None))
+    assert solution.convex is False and solution.threshold == 0 and solution.cut_scale == 1
+    result = program.solve(lipschitz=problem.lipschitz())
+    assert result.status == "stationary_point" and result.lower_bound is None
+    assert "local" in result.message
+
+
+def test_scipy_serves_where_cyipopt_cannot_load(monkeypatch):
+    """Without cyipopt every master solve records the failed try and SLSQP answers: the
+    same solution of TFI1."""
+    monkeypatch.setattr(nonlinear, "_IpoptProblem", None)
+    monkeypatch.setattr(nonlinear, "IPOPT_IMPORT_ERROR", "ImportError: no cyipopt")
+    problem = NONLINEAR_PROBLEMS["tfi1"]
+    result = problem.build().solve(tol=1e-9)
+    assert result.status == "converged_local"
+    assert abs(result.objective - 5.3346872789) <= 1e-9 * 5.34
+    assert len(result.attempts) == result.nit
+    assert all(a.solver == "ipopt" and "cyipopt unavailable (ImportError: no cyipopt)"
+               in a.message for _, a in result.attempts)
+
+
+def test_trust_constr_may_be_named():
+    problem = NONLINEAR_PROBLEMS["watson2"]
+    result = problem.build().solve(methods=("trust-constr",))
+    assert result.status == "converged_local"
+    assert abs(result.objective - problem.optimum) <= 1e-6 * problem.optimum
+
+
+def test_a_local_failure_is_a_status_with_the_solvers_messages():
+    """A finite constraint that no x satisfies: IPOPT stops at a point of local
+    infeasibility, SLSQP fails too: ``master_failed`` (not ``infeasible``: a local method
+    proves nothing), the messages in the result, each try an attempt."""
+    problem = NONLINEAR_PROBLEMS["watson2"]
+    (c,) = problem.constraints
+    program = NonlinearSemiInfiniteProgram(problem.f, NonlinearConstraint(
+        c.g, Box(c.lower, c.upper)), problem.x0, finite=lambda x: x[0] ** 2 + 1.0)
+    result = program.solve()
+    assert result.status == RunStatus.MASTER_FAILED and not result.success
+    assert [a.solver for _, a in result.attempts] == ["ipopt", "slsqp"]
+    assert "local infeasibility" in result.attempts[0][1].message
+    assert "IPOPT status 2" in result.message and "no proof" in result.message
+
+
+def test_a_later_master_failure_keeps_the_last_solution(monkeypatch):
+    """The first master solves, the second's back-end gives up: the run ends
+    ``master_failed`` with the first solution and the back-end's message; a back-end
+    stopped by its iteration limit is usable but no certificate: ``master_inaccurate``."""
+    solve_ipopt, calls = nonlinear._solve_ipopt, []
+
+    def failing_second(program, x0, *args):
+        calls.append(1)
+        if len(calls) == 2:
+            return nonlinear._Answer(x0, None, nonlinear.Attempt(
+                "ipopt", nonlinear.Status.SOLVER_ERROR, "Restoration_Failed (IPOPT status -2)"))
+        return solve_ipopt(program, x0, *args)
+
+    monkeypatch.setattr(nonlinear, "_solve_ipopt", failing_second)
+    problem = NONLINEAR_PROBLEMS["tfi1"]
+    result = problem.build().solve(methods=("ipopt",))
+    assert result.status == "master_failed" and len(calls) == 2 and result.nit == 2
+    assert "Restoration_Failed (IPOPT status -2)" in result.message
+    assert result.x is not None  # the first solution, and the back-end's try, then the
+    assert [a.solver for _, a in result.attempts][-2:] == ["ipopt", "NonlinearMaster"]  # run's
+    monkeypatch.setattr(nonlinear, "_solve_ipopt", solve_ipopt)
+    program = problem.build()
+    program.master.max_iter = 2
+    limited = program.solve()
+    assert limited.status == "master_inaccurate" and not limited.success
+    assert {a.status.value for _, a in limited.attempts} == {"iteration_limit"}
+
+
+# -- 5. the run's options -----------------------------------------------------------------
+def test_the_callback_sees_each_round_and_may_stop_it():
+    seen = []
+
+    def stop_after_one(intermediate):
+        seen.append(intermediate)
+        raise StopIteration
+
+    result = NONLINEAR_PROBLEMS["tfi1"].build().solve(callback=stop_after_one)
+    assert result.status == "callback" and len(seen) == 1
+    assert seen[0].status == "running" and seen[0].x.shape == (3,)
+
+
+def test_each_solve_starts_from_the_last_x_and_a_resumed_run_is_the_same(tmp_path):
+    """The master starts each solve from the previous one's x (its state, which a checkpoint
+    keeps): a run stopped after two rounds and resumed is the uninterrupted run."""
+    problem = get_problem("tanaka_tan3")
+    (c,) = problem.constraints
+
+    def solve(**options):
+        program = NonlinearSemiInfiniteProgram(
+            lambda x: x @ (1.0 / np.arange(1, 4)),
+            NonlinearConstraint(c.g, Box(c.lower, c.upper)), np.zeros(3))
+        result = program.solve("ipopt", random_state=0, tol=1e-8,
+                               initial_points=problem.initial_points(), **options)
+        np.testing.assert_array_equal(program.master.get_state()["x"], result.x)
+        return result
+
+    def stop_after_two(intermediate):
+        if intermediate.nit == 2:
+            raise StopIteration
+
+    full = solve()
+    assert full.nit > 3
+    path = tmp_path / "nlp.json"
+    assert solve(checkpoint=path, callback=stop_after_two).nit == 2
+    resumed = solve(resume=path)
+    assert (resumed.status, resumed.nit, resumed.objective) == (full.status, full.nit,
+                                                                full.objective)
+    np.testing.assert_array_equal(resumed.x, full.x)
+
+
+def test_a_fixed_grid_baseline():
+    """``solve_discretized``: the master once over 101 points (TFI1's grid holds its active
+    point: the same value)."""
+    result = NONLINEAR_PROBLEMS["tfi1"].build().solve_discretized(101)
+    assert result.status == "fixed_columns"
+    assert abs(result.objective - 5.3346872789) <= 1e-8
+
+
+# -- 6. derivatives: the measured choice -----------------------------------------------------
+def test_complex_step_is_exact_where_central_differences_are_not():
+    """The measurement behind the default: on the constraints of TFI1 and Watson 6 and the
+    objective of Watson 6 at their solutions, the complex step matches the closed forms to
+    10⁻¹⁴ relative, central differences to 10⁻⁸ at best (round-off and truncation)."""
+    cases = [(NONLINEAR_PROBLEMS["tfi1"], "g"), (NONLINEAR_PROBLEMS["watson6"], "g"),
+             (NONLINEAR_PROBLEMS["watson6"], "f"), (NONLINEAR_PROBLEMS["fseminf"], "g")]
+    t = np.linspace(*(1.0, 100.0), 1025)[:, None]
+    for problem, which in cases:
+        program = problem.build()
+        x = program.solve().x if problem.name != "fseminf" else np.array([0.6675, 0.3012, 0.4022])
+        c = problem.constraints[0]
+        points = t if problem.name == "fseminf" else t / 100.0
+        if which == "g":
+            fun, exact = (lambda z, c=c, points=points: c.g(z, points)), c.jac_g(x, points)
+        else:
+            fun, exact = problem.f, problem.grad_f(x)
+        typical = np.abs(x)
+        size = np.abs(exact).max()
+        complex_error = np.abs(complex_step(fun, x, typical) - exact).max() / size
+        central_error = np.abs(central_differences(fun, x, typical) - exact).max() / size
+        assert complex_error <= 1e-14, (problem.name, which, complex_error)
+        assert 1e-13 < central_error <= 1e-7, (problem.name, which, central_error)
+        assert measured_differences(fun, x, typical) == "complex-step"
+
+
+def test_code_that_is_not_analytic_gets_central_differences():
+    """abs or a float cast break the complex step (a real result, or an error): the check at
+    the start picks central differences, and the run is right."""
+    x = np.array([0.3, -0.7])
+    typical = np.ones(2)
+    assert measured_differences(lambda z: np.abs(z[0]) + z[1] ** 2, x, typical) == "central"
+    assert measured_differences(lambda z: float(z[0] * z[1]), x, typical) == "central"
+    assert measured_differences(lambda z: np.sin(z).sum(), x, typical) == "complex-step"
+    problem = NONLINEAR_PROBLEMS["watson2"]
+    (c,) = problem.constraints
+    program = NonlinearSemiInfiniteProgram(
+        lambda x: float(x[0] ** 2 / 3 + abs(x[1]) ** 2 + x[0] / 2),
+        NonlinearConstraint(c.g, Box(c.lower, c.upper)), problem.x0)
+    result = program.solve()
+    assert result.differences == {"f": "central", "g0": "complex-step"}
+    assert abs(result.objective - problem.optimum) <= 1e-8 * problem.optimum
+
+
+# -- 7. bad input --------------------------------------------------------------------------
+G = NonlinearConstraint(lambda x, t: x[0] * t[:, 0] - x[1], Box([-1.0], [1.0]), name="good")
+
+
+def build(**changes):
+    arguments = {"f": lambda x: x @ x, "constraints": G, "x0": [1.0, 2.0], **changes}
+    return NonlinearSemiInfiniteProgram(**arguments)
+
+
+@pytest.mark.parametrize("changes, error, words", [
+    ({"x0": [[1.0, 2.0]]}, ValueError, "x0 must be a non-empty 1-D array"),
+    ({"x0": []}, ValueError, "x0 must be a non-empty 1-D array"),
+    ({"x0": [1.0, np.nan]}, ValueError, "x0 must be finite"),
+    ({"x0": "ab"}, TypeError, "x0 must be an array of numbers"),
+    ({"x0": [1.0]}, IndexError, ""),  # g reads x[1]: the user's own error
+    ({"bounds": [(0, 1)]}, ValueError, "bounds must be 2 (lower, upper) pairs"),
+    ({"bounds": [(1, 0), (0, 3)]}, ValueError, "bounds are inconsistent"),
+    ({"bounds": [(np.nan, 2), (0, 3)]}, ValueError, "bounds are inconsistent"),
+    ({"bounds": [(2, 3), (0, 3)]}, ValueError, "x0 must lie within the bounds: x0[0] = 1.0"),
+    ({"f": "x @ x"}, TypeError, "f must be a callable"),
+    ({"f": lambda x: x}, ValueError, "f must return one finite number"),
+    ({"f": lambda x: np.inf}, ValueError, "f must return one finite number"),
+    ({"grad_f": lambda x: x[:1]}, ValueError, "grad_f must return 2 finite numbers"),
+    ({"grad_f": lambda x: x * np.nan}, ValueError, "grad_f must return 2 finite numbers"),
+    ({"constraints": []}, TypeError, "constraints must be a NonlinearConstraint"),
+    ({"constraints": [G, G]}, ValueError, "names must be distinct"),
+    ({"finite": [FiniteConstraint(lambda x: x[0], name="c"),
+                 FiniteConstraint(lambda x: x[1], name="c")]}, ValueError,
+     "names must be distinct"),
+    ({"finite": FiniteConstraint(lambda x: x[0] / 0.0, name="bad")}, ValueError,
+     "finite constraint 'bad': fun(x) must return finite numbers"),
+    ({"finite": FiniteConstraint(lambda x: x[0], jac=lambda x: np.ones((2, 2)), name="c")},
+     ValueError, "finite constraint 'c': jac must return a (1, 2) array"),
+])
+def test_bad_input_names_the_argument(changes, error, words):
+    with np.errstate(all="ignore"), pytest.raises(error, match=None if not words else
+                                                  _escaped(words)):
+        build(**changes)
+
+
+def _escaped(words):
+    import re
+    return re.escape(words)
+
+
+def test_a_non_finite_g_or_gradient_names_the_constraint_and_t():
+    """At the start (g and its x-gradient at the first index points) or in the run (g where
+    the pricing evaluates it, the x-gradient at each new index point)."""
+    log = NonlinearConstraint(lambda x, t: x[0] * np.log(t[:, 0]), Box([0.0], [1.0]),
+                              name="log")
+    with np.errstate(all="ignore"), pytest.raises(
+            ValueError, match=r"'log': g\(x, t\) = -inf at t = \[0.0\]"):
+        build(constraints=log).solve()
+    bad_jac = NonlinearConstraint(lambda x, t: x[0] * t[:, 0] - x[1], Box([0.0], [1.0]),
+                                  jac_g=lambda x, t: np.where(t > 0.4, np.nan, 1.0)
+                                  * np.ones((len(t), 2)), name="jac")
+    with pytest.raises(ValueError, match=r"'jac': jac_g\(x, t\) is not finite at t = \[0.5\]"):
+        build(constraints=bad_jac)
+    at_zero = NonlinearConstraint(  # t = 0 becomes an index point in the first round
+        lambda x, t: x[0] * (1 - t[:, 0]) - x[1], Box([0.0], [1.0]), name="zero",
+        jac_g=lambda x, t: np.column_stack([1 - t[:, 0] + np.where(t[:, 0] == 0, np.nan, 0),
+                                            -np.ones(len(t))]))
+    with pytest.raises(ValueError, match=r"'zero': jac_g\(x, t\) is not finite at t = \[0.0\]"):
+        build(f=lambda x: (x[0] - 3) ** 2 + x[1] ** 2, constraints=at_zero).solve()
+    shape = NonlinearConstraint(lambda x, t: x[:1], Box([0.0], [1.0]), name="shape")
+    with pytest.raises(ValueError, match="'shape': g.x, t. must return 4 values"):
+        build(constraints=shape)
+    wrong_jac = NonlinearConstraint(lambda x, t: x[0] * t[:, 0], Box([0.0], [1.0]),
+                                    jac_g=lambda x, t: np.ones((len(t), 3)), name="wj")
+    with pytest.raises(ValueError, match=r"'wj': jac_g must return an \(4, 2\) array"):
+        build(constraints=wrong_jac)
+
+
+@pytest.mark.parametrize("arguments, error, words", [
+    ({"g": 1.0, "T": Box([0.0], [1.0])}, TypeError, "g must be a callable"),
+    ({"g": np.sin, "T": (0, 1)}, TypeError, "T must be an index set"),
+    ({"g": np.sin, "T": Box([0.0], [1.0]), "jac_g": 3}, TypeError, "jac_g must be a callable"),
+    ({"g": np.sin, "T": Box([0.0], [1.0]), "name": 3}, TypeError, "name must be a string"),
+])
+def test_a_bad_constraint_names_the_argument(arguments, error, words):
+    with pytest.raises(error, match=words):
+        NonlinearConstraint(**arguments)
+
+
+def test_bad_solve_options_name_the_option():
+    program = NONLINEAR_PROBLEMS["watson2"].build()
+    with pytest.raises(ValueError, match="methods must be a non-empty sequence"):
+        program.solve(methods=("ipopt", "newton"))
+    with pytest.raises(ValueError, match="tol must be a finite number"):
+        program.solve(tol=-1.0)
+    with pytest.raises(ValueError, match="n_price must be an integer"):
+        program.solve(n_price=0)
+
+
+def test_the_cvxpy_master_refuses_a_numpy_constraint():
+    import cvxpy as cp
+
+    from sipkl.sip import SemiInfiniteProgram
+    with pytest.raises(TypeError, match="written in NumPy and has no cvxpy expressions"):
+        SemiInfiniteProgram(cp.Minimize(cp.Variable()), G)
+
+
+def test_the_example_runs():
+    """``examples/nonlinear_sip.py`` (TFI1 and the fseminf example) in its quick mode."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "examples" / "nonlinear_sip.py"
+    spec = importlib.util.spec_from_file_location("nonlinear_sip", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = module.main(["--quick"])
+    assert abs(out["tfi1"].objective - 5.3346872) <= 1e-7
+    assert out["fseminf"].status == "stationary_point" and out["fseminf"].objective <= 1e-14
