@@ -38,7 +38,8 @@ class SemiInfiniteConstraint:
         (the master, too, then builds the constraints of all its points in one call).
         A scalar g is evaluated in a loop over the points in pricing (slower).
     x : cvxpy Variable, or tuple of them
-    T : :class:`~sipkl.sip.Box` or :class:`~sipkl.sip.FiniteSet`
+    T : :class:`~sipkl.sip.Box`, :class:`~sipkl.sip.FiniteSet`, or a set of
+        :mod:`sipkl.sip.index_sets` (polytope, ball, ellipsoid, product, intersection)
     grad_t : callable, optional
         ``grad_t(x, t)``: the gradient of g in t at numeric x (p values; (m, p) when
         vectorized). ``None``: central finite differences with steps ``FD_STEP`` times the
@@ -59,7 +60,9 @@ class SemiInfiniteConstraint:
         if not xs or not all(isinstance(v, cp.Expression) for v in xs):
             raise TypeError(f"x must be a cvxpy Variable or a tuple of them, got {x!r}")
         if not isinstance(T, IndexSet):
-            raise TypeError(f"T must be a sipkl.sip.Box or FiniteSet, got {type(T).__name__}")
+            raise TypeError(f"T must be an index set (sipkl.sip.Box, FiniteSet, or one of "
+                            f"sipkl.sip.index_sets: Polytope, Ball, Ellipsoid, Product, "
+                            f"Intersection), got {type(T).__name__}")
         if name is not None and not isinstance(name, str):
             raise TypeError(f"name must be a string, got {name!r}")
         self.g, self.x, self.grad_t, self.vectorized = g, x, grad_t, bool(vectorized)

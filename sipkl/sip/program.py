@@ -34,7 +34,9 @@ from .drop_rule import DropAfterIncrease
 from .lipschitz import LipschitzOracle
 from .master import DiscretizedMaster
 from .reduction import reduce_locally
+from .index_sets import ConvexSet
 from .sampled import DenseSampleOracle
+from .sets_pricing import AffineOracle, SetSearchOracle
 from .space import IndexPointSpace
 
 #: points of the grid that ``oracle="grid"`` prices (about; a tensor grid, see ``Box.grid``)
@@ -166,17 +168,23 @@ class SemiInfiniteProgram:
 
         Parameters
         ----------
-        oracle : {"dense", "ipopt", "grid", "lipschitz"} or an oracle object, optional
-            ``"dense"``: a dense sample of each index set, its local maxima refined by
+        oracle : str or an oracle object, optional
+            ``"dense"``: a dense sample of each box, its local maxima refined by
             Newton steps (:class:`~sipkl.sip.sampled.DenseSampleOracle`; global in practice
-            in dimension ≤ 2, no proof: at best ``converged_local``); ``"ipopt"``:
+            in dimension ≤ 2, no proof: at best ``converged_local``); ``"sets"``: the same
+            search inside polytopes, ellipsoids and products
+            (:class:`~sipkl.sip.sets_pricing.SetSearchOracle`); ``"affine"``: exact pricing
+            where g is affine in t (a vertex LP over a polytope, the closed form over an
+            ellipsoid; :class:`~sipkl.sip.sets_pricing.AffineOracle`, which checks the
+            affinity each round and proves its bound); ``"ipopt"``:
             multi-start local searches (:class:`~sipkl.oracles.MultiStartOracle`; at best
             ``converged_local``); ``"grid"``: about ``GRID_SIZE`` points of each box
             (:class:`~sipkl.oracles.GridOracle`; exact, hence ``certified_optimal``, over a
             :class:`~sipkl.sip.FiniteSet`); ``"lipschitz"``: the certified
             :class:`~sipkl.sip.LipschitzOracle`. Default: ``"lipschitz"`` when ``lipschitz``
-            is given, else ``"grid"`` where every index set is finite, ``"dense"`` where
-            every one has dimension ≤ ``DENSE_DIM`` (2), else ``"ipopt"``.
+            is given, else ``"grid"`` where every index set is finite, ``"sets"`` where one
+            is beyond a box, ``"dense"`` where every one has dimension ≤ ``DENSE_DIM`` (2),
+            else ``"ipopt"``.
         bracket : bool, optional
             Whether to look for a point proved feasible (:mod:`sipkl.sip.bracket`), whose
             objective bounds the optimum from the other side than the relaxation
@@ -327,7 +335,8 @@ class SemiInfiniteProgram:
             oracle = self._default_oracle(constants)
         if isinstance(oracle, str):
             makers = {"ipopt": MultiStartOracle, "grid": lambda: GridOracle(size=GRID_SIZE),
-                      "lipschitz": LipschitzOracle, "dense": DenseSampleOracle}
+                      "lipschitz": LipschitzOracle, "dense": DenseSampleOracle,
+                      "sets": SetSearchOracle, "affine": AffineOracle}
             if oracle not in makers:
                 raise ValueError(f"oracle must be one of {sorted(makers)} or an object with a "
                                  f"price(pricing_round) method, got {oracle!r}")
@@ -346,8 +355,6 @@ class SemiInfiniteProgram:
         some index set is beyond a box (a polytope, an ellipsoid, a product: the box oracles
         would search its bounding box), ``"dense"`` where every index set has dimension ≤ 2,
         else ``"ipopt"``."""
-        from .index_sets import ConvexSet
-        from .sets_pricing import SetSearchOracle
         sets = [c.T for c in self.semi_infinite]
         beyond = [T for T in sets if isinstance(T, ConvexSet)]
         if any(c is not None for c in constants):

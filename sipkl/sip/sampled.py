@@ -7,6 +7,13 @@ practice, where a few random starts miss the largest of an error curve's extrema
 proof — a maximum narrower than the grid's spacing can be missed — so the oracle states no
 bound (``upper_bound`` ``None``; a proof needs :class:`~sipkl.sip.LipschitzOracle`). The points
 of a :class:`~sipkl.sip.FiniteSet` are all evaluated (its result is exact).
+
+Over a set beyond a box (:class:`~sipkl.sip.index_sets.ConvexSet`) the same search runs on
+the set's radial grid (the image of the cube's tensor grid, neighbours kept), its local
+maxima refined inside the set (:func:`~sipkl.sip.set_search.refine_in_set`: projected
+gradient steps, or IPOPT on a polytope):
+:class:`~sipkl.sip.sets_pricing.SetSearchOracle` uses it there. The oracle itself, whose
+runs end with the local reduction (box faces only), prices boxes and finite sets.
 """
 from __future__ import annotations
 
@@ -15,6 +22,8 @@ import numpy as np
 from ..contracts import OracleBase, OracleResult, PricingRound
 from ..oracles.common import best_distinct
 from ..solvers import newton_box
+from .index_sets import Box
+from .set_search import refine_in_set
 
 #: the Newton steps' relative tolerance and iteration limit (quadratic convergence: a
 #: maximum found to 10⁻¹² of the function's scale in a few steps from the grid's spacing)
@@ -69,6 +78,11 @@ class DenseSampleOracle(OracleBase):
         cut = pricing_round.threshold if pricing_round.cut is None else pricing_round.cut
         scored = []
         for problem in pricing_round.problems:
+            if not (problem.family.finite or isinstance(problem.family, Box)):
+                raise ValueError(
+                    f"DenseSampleOracle (oracle='dense') prices boxes and finite sets (its runs "
+                    f"end with the local reduction, made for boxes); over {problem.family!r} "
+                    "use the default oracle, sipkl.sip.sets_pricing.SetSearchOracle")
             own = np.array([c.theta for c in pricing_round.columns
                             if c.family is problem.family]).reshape(-1, problem.family.dim)
             points, values = self.search(problem, own)
@@ -91,7 +105,9 @@ class DenseSampleOracle(OracleBase):
             sampled = problem.values(grid)
             peaks = local_maxima(sampled.reshape((per_axis,) * T.dim))
             peaks = peaks[np.argsort(-sampled[peaks], kind="stable")[:self.max_starts]]
-            refined = climb(problem, np.vstack([starts, grid[peaks]]))
+            climbing = np.vstack([starts, grid[peaks]])
+            refined = climb(problem, climbing) if isinstance(T, Box) else \
+                refine_in_set(problem, climbing)
             best = np.argmax(sampled)
             points = np.vstack([refined.x, grid[best]])
             values = np.append(refined.fun, sampled[best])
@@ -101,7 +117,11 @@ class DenseSampleOracle(OracleBase):
 
 def climb(problem, starts: np.ndarray):
     """Projected Newton steps (:func:`~sipkl.solvers.newton_box`) on a pricing problem of a
-    semi-infinite program from the rows of ``starts``, to ``NEWTON_TOL``."""
+    semi-infinite program from the rows of ``starts``, to ``NEWTON_TOL``: over a box only
+    (the local reduction's model knows a box's faces, not another set's boundary)."""
+    if not isinstance(problem.family, Box):
+        raise ValueError(f"the local reduction (solve(reduce=True)) works on boxes only, not "
+                         f"on {problem.family!r}: solve with reduce=False")
     return newton_box(problem.values_and_grads, _hessians(problem), starts, problem.lower,
                       problem.upper, tol=NEWTON_TOL, max_iter=NEWTON_ITER)
 

@@ -1,0 +1,127 @@
+"""Exact robust counterparts: a semi-infinite constraint affine in t as finitely many conic ones.
+
+Where g(x, t) = g(x, c) + Δ(x)ᵀz for t = c + F z (c the set's centre, F its frame, Δ_i(x) =
+g(x, c + F e_i) − g(x, c), affine in x), the constraint ``g(x, t) ≤ 0 for all t ∈ T`` is
+
+    g(x, c) + max_{z ∈ Z} Δ(x)ᵀz ≤ 0,       Z = F⁻¹(T − c),
+
+and the maximum is a closed form or a conic program's dual (Ben-Tal, El Ghaoui and
+Nemirovski, "Robust optimization", 2009, ch. 1–2):
+
+* ellipsoid / ball (Z the unit ball): ``g(x, c) + ‖Δ(x)‖₂ ≤ 0`` (a second-order cone);
+* box (Z = [−1, 1]^p): ``g(x, c) + ‖Δ(x)‖₁ ≤ 0``;
+* polytope {A t ≤ b} (Z = {A F z ≤ b − A c}): LP duality, ``g(x, c) + (b − Ac)ᵀy ≤ 0``,
+  ``(AF)ᵀy = Δ(x)``, ``y ≥ 0``;
+* budget set (z ∈ [−1, 1]^p, ‖z‖₁ ≤ Γ, t = c + r∘z; Bertsimas and Sim 2004):
+  ``g(x, c) + Γλ + Σ μ_i ≤ 0``, ``λ + μ_i ≥ |Δ_i(x)|``, ``λ, μ ≥ 0``;
+* product: the sum of the blocks' maxima (each block's own centre and frame);
+* finite set: the constraint at every point.
+
+``robust_counterpart(constraint)`` builds these cvxpy constraints from the user's g (p + 1
+evaluations of g as cvxpy expressions). It is a fast path where it applies: one conic
+program instead of the exchange method's rounds, and the tests compare the two. It needs
+g affine in t (the statement of :class:`~sipkl.sip.sets_pricing.AffineOracle`, not checked
+here) and Δ(x) affine in x as cvxpy sees it (g = a(x) + B(x)t with B affine; a convex part
+a(x) cancels in Δ only where it is written once, outside the t-dependent terms — else a
+``ValueError``).
+"""
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+
+from .constraint import SemiInfiniteConstraint
+from .index_sets import Box, Budget, ConvexSet, Ellipsoid, Polytope, Product
+
+
+def robust_counterpart(constraint: SemiInfiniteConstraint) -> list:
+    """The cvxpy constraints equivalent to ``constraint`` where its g is affine in t (module
+    docstring), over any box, polytope (budget sets included), ellipsoid, product of those,
+    or finite set.
+
+    Examples
+    --------
+    >>> import cvxpy as cp
+    >>> from sipkl.sip import SemiInfiniteConstraint
+    >>> from sipkl.sip.index_sets import Ball
+    >>> from sipkl.sip.robust import robust_counterpart
+    >>> x = cp.Variable(2)
+    >>> g = SemiInfiniteConstraint(lambda x, t: cp.sum(x) + t @ x - 1, x, Ball([0, 0], 0.5))
+    >>> problem = cp.Problem(cp.Maximize(cp.sum(x)), robust_counterpart(g))
+    >>> round(float(problem.solve()), 8)               # 2 / (2 + √2/2)
+    0.73879612
+    """
+    if not isinstance(constraint, SemiInfiniteConstraint):
+        raise TypeError(f"constraint must be a SemiInfiniteConstraint, got "
+                        f"{type(constraint).__name__}")
+    T = constraint.T
+    if T.finite:
+        return [e <= 0 for e in constraint.expressions(T.points)]
+    if not isinstance(T, (Box, ConvexSet)):
+        raise ValueError(f"robust_counterpart: no conic form of {T!r}")
+    centre = T.centre()
+    at_centre = _values(constraint, centre[None])[0]
+    worst, extra = _worst_case(constraint, T, centre, np.arange(T.dim), centre)
+    return [at_centre + worst <= 0] + extra
+
+
+def robust_program(objective, semi_infinite, constraints=()) -> cp.Problem:
+    """The cvxpy problem with every semi-infinite constraint replaced by its robust
+    counterpart (:func:`robust_counterpart`)."""
+    sics = [semi_infinite] if isinstance(semi_infinite, SemiInfiniteConstraint) \
+        else list(semi_infinite)
+    robust = [c for sic in sics for c in robust_counterpart(sic)]
+    return cp.Problem(objective, list(constraints) + robust)
+
+
+def _worst_case(constraint, T, point, block, centre):
+    """``max Δᵀz`` over the set ``T`` of the coordinates ``block`` (the other coordinates at
+    ``point``), as a cvxpy expression and its extra constraints."""
+    if isinstance(T, Product):
+        terms, extra = [], []
+        for S, sub in zip(T.sets, T._blocks):
+            term, more = _worst_case(constraint, S, point, block[sub], centre)
+            terms.append(term)
+            extra += more
+        return cp.sum(cp.hstack(terms)), extra
+    if isinstance(T, Budget):
+        frame = np.diag(T.radius)
+    else:
+        frame = T.frame()
+    delta = _differences(constraint, point, block, frame, centre)
+    if isinstance(T, Ellipsoid):
+        return cp.norm(delta, 2), []
+    if isinstance(T, Budget):
+        lam, mu = cp.Variable(nonneg=True), cp.Variable(T.dim, nonneg=True)
+        return T.budget * lam + cp.sum(mu), [lam + mu >= cp.abs(delta)]
+    if isinstance(T, Box):
+        return cp.norm(delta, 1), []
+    if isinstance(T, Polytope):
+        rows = T.A @ frame
+        slack = T.b - T.A @ centre[block]
+        norms = np.linalg.norm(rows, axis=1)
+        y = cp.Variable(len(rows), nonneg=True)
+        return (slack / norms) @ y, [(rows / norms[:, None]).T @ y == delta]
+    raise ValueError(f"robust_counterpart: no conic form of {T!r}")
+
+
+def _differences(constraint, point, block, frame, centre) -> cp.Expression:
+    """Δ_i = g(x, point + F_i) − g(x, point) over the coordinates ``block`` (F_i the i-th
+    column of the frame there), checked affine in x."""
+    shifted = np.repeat(point[None], len(block) + 1, axis=0)
+    shifted[1:, block] += frame.T
+    values = _values(constraint, shifted)
+    delta = cp.hstack([values[i + 1] - values[0] for i in range(len(block))])
+    if not delta.is_affine():
+        raise ValueError(f"robust_counterpart: the coefficients of t in g of constraint "
+                         f"{constraint.name!r} are not affine in x as cvxpy sees them "
+                         f"({delta.curvature.lower()}): write g as a(x) + B(x)t with B affine")
+    return delta
+
+
+def _values(constraint, points) -> list:
+    """g(x, t) at the rows of ``points`` as a list of scalar cvxpy expressions."""
+    exprs = constraint.expressions(points)
+    if len(exprs) == 1 and exprs[0].size == len(points) and len(points) > 1:
+        return [exprs[0][i] for i in range(len(points))]
+    return [cp.reshape(e, (), order="F") if e.size == 1 else e for e in exprs]
