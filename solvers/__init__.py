@@ -20,9 +20,10 @@ from .status import SOLVER_FAILURES, Attempt, SolverError, Status
 from .box_nlp import ascend_box, maximize_box, newton_box
 from .cvx import solve_cvxpy
 from .dc import maximize_exp_sum
+from .nlp import minimize_nlp
 from .simplex_qp import minimize_simplex_qp
 from .svm import SVMSolution, solve_svm_dual, svm_on_active_set, violating_pair
 
 __all__ = ["Attempt", "SOLVER_FAILURES", "SolverError", "Status", "ascend_box", "maximize_box",
-           "maximize_exp_sum", "minimize_simplex_qp", "newton_box", "solve_cvxpy", "SVMSolution",
-           "solve_svm_dual", "svm_on_active_set", "violating_pair"]
+           "maximize_exp_sum", "minimize_nlp", "minimize_simplex_qp", "newton_box",
+           "solve_cvxpy", "SVMSolution", "solve_svm_dual", "svm_on_active_set", "violating_pair"]

@@ -159,6 +159,44 @@ def test_custom_master():
     assert result.upper_bound <= 1e-6 * n ** 2 and out["accuracy"] > 0.9
 
 
+# -- semi-infinite programs (their own checks of the examples' numbers) -------------------
+def test_nonlinear_sip():
+    """``examples/nonlinear_sip.py`` (TFI1 and the fseminf example) in its quick mode."""
+    out = run_example("nonlinear_sip")
+    assert abs(out["tfi1"].objective - 5.3346872) <= 1e-7
+    assert out["fseminf"].status == "stationary_point" and out["fseminf"].objective <= 1e-14
+
+
+def test_robust_portfolio():
+    """The exchange method against the robust counterpart's closed form (an SOCP), and the
+    same run with returns per mille."""
+    out = run_example("robust_portfolio")
+    result = out["result"]
+    assert result.status == "certified_optimal" and result.violation_proved
+    scale = 0.05  # the returns' size: the objective's natural scale
+    assert abs(result.objective - out["closed_form"]) <= 1e-8 * scale
+    assert abs(out["counterpart"] - out["closed_form"]) <= 1e-8 * scale
+    np.testing.assert_allclose(out["weights"], out["closed_form_weights"], atol=1e-4)
+    assert out["per_mille"].status == "certified_optimal"
+    assert abs(out["per_mille"].objective - result.objective) <= 1e-8 * scale
+
+
+def test_robust_lp_budget():
+    """The exchange method against Bertsimas and Sim's robust LP (HiGHS), and the same run
+    with the coefficients in thousandths."""
+    out = run_example("robust_lp_budget")
+    result = out["result"]
+    assert result.status == "certified_optimal"
+    assert abs(result.objective - out["bertsimas_sim"]) <= 1e-8 * abs(out["bertsimas_sim"])
+    assert abs(out["counterpart"] - out["bertsimas_sim"]) <= 1e-8 * abs(out["bertsimas_sim"])
+    np.testing.assert_allclose(out["x"], out["bertsimas_sim_x"], atol=1e-6)
+    assert out["nominal"] > out["bertsimas_sim"]  # robustness has a price
+    again = out["thousandths"]
+    assert (again.status, again.nit) == (result.status, result.nit)
+    np.testing.assert_allclose(again.objective, result.objective, rtol=1e-9)
+    np.testing.assert_allclose(out["thousandths_x"], out["x"], atol=1e-7)
+
+
 @pytest.mark.slow
 def test_afkanpour_sinusoid_full_size():
     """The reproduction at the paper's sizes (500/500/1000): frequencies near √2, √12, √60

@@ -4,8 +4,9 @@ sipkl.sip.set_search) and robust counterparts (sipkl.sip.robust).
 Every number is checked against something the code under test does not produce: closed forms
 (the support function of a ball, an ellipsoid, a box), SciPy's linprog (HiGHS) on LPs stated
 here, cvxpy's conic solvers on the sets written out by hand, a polytope given by all 2^p
-facets of a budget set, brute force over dense samples, Bertsimas and Sim's robust LP and the
-closed-form robust portfolio, and the same run in other units.
+facets of a budget set, brute force over dense samples, the closed-form robust portfolio,
+and the same run in other units. (The examples robust_portfolio.py and robust_lp_budget.py,
+against the closed form and Bertsimas and Sim's robust LP, run in tests/test_examples.py.)
 """
 import importlib.util
 import itertools
@@ -318,32 +319,6 @@ def test_default_oracle_on_a_disk_and_a_triangle_against_a_fine_sample_by_linpro
 
 
 # -- 4. the exchange method against the robust counterpart ------------------------------
-def test_robust_portfolio_example_against_its_closed_form():
-    out = example("robust_portfolio").main(["--quick"])
-    result = out["result"]
-    assert result.status == "certified_optimal" and result.violation_proved
-    scale = 0.05  # the returns' size: the objective's natural scale
-    assert abs(result.objective - out["closed_form"]) <= 1e-8 * scale
-    assert abs(out["counterpart"] - out["closed_form"]) <= 1e-8 * scale
-    np.testing.assert_allclose(out["weights"], out["closed_form_weights"], atol=1e-4)
-    assert out["per_mille"].status == "certified_optimal"
-    assert abs(out["per_mille"].objective - result.objective) <= 1e-8 * scale
-
-
-def test_robust_lp_example_against_bertsimas_sim():
-    out = example("robust_lp_budget").main(["--quick"])
-    result = out["result"]
-    assert result.status == "certified_optimal"
-    assert abs(result.objective - out["bertsimas_sim"]) <= 1e-8 * abs(out["bertsimas_sim"])
-    assert abs(out["counterpart"] - out["bertsimas_sim"]) <= 1e-8 * abs(out["bertsimas_sim"])
-    np.testing.assert_allclose(out["x"], out["bertsimas_sim_x"], atol=1e-6)
-    assert out["nominal"] > out["bertsimas_sim"]  # robustness has a price
-    again = out["thousandths"]
-    assert (again.status, again.nit) == (result.status, result.nit)
-    np.testing.assert_allclose(again.objective, result.objective, rtol=1e-9)
-    np.testing.assert_allclose(out["thousandths_x"], out["x"], atol=1e-7)
-
-
 def robust_sets():
     return {"polytope": random_polytope(3, 8, 4),
             "product": Product(Box([-0.5], [0.5]), Ball([0.2, -0.1], 0.4)),

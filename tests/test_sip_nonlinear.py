@@ -1,4 +1,6 @@
-"""Smooth, non-convex semi-infinite programs in NumPy (sipkl.sip.nonlinear) on the engine.
+"""Smooth, non-convex semi-infinite programs in NumPy (sipkl.sip.nonlinear_program, its
+constraints, master and derivatives) on the engine, and their NLP back-end
+(sipkl.solvers.nlp).
 
 Every number is checked against something the code under test does not produce: closed
 forms (Watson 2, the bound and finite-constraint variants, their multipliers), SciPy's SLSQP
@@ -11,9 +13,9 @@ import pytest
 from scipy.optimize import minimize, nnls
 
 from sipkl.run_status import RunStatus
-from sipkl.sip import (Box, FiniteConstraint, NonlinearConstraint,
-                       NonlinearSemiInfiniteProgram, nonlinear)
-from sipkl.sip.nonlinear import central_differences, complex_step, measured_differences
+from sipkl.sip import Box, FiniteConstraint, NonlinearConstraint, NonlinearSemiInfiniteProgram
+from sipkl.sip.derivatives import central_differences, complex_step, measured_differences
+from sipkl.solvers import Attempt, Status, nlp
 from sipkl.sip.nonlinear_problems import NONLINEAR_PROBLEMS
 from sipkl.sip.problems import get_problem
 
@@ -217,8 +219,8 @@ def test_the_master_says_it_is_not_convex():
 def test_scipy_serves_where_cyipopt_cannot_load(monkeypatch):
     """Without cyipopt every master solve records the failed try and SLSQP answers: the
     same solution of TFI1."""
-    monkeypatch.setattr(nonlinear, "_IpoptProblem", None)
-    monkeypatch.setattr(nonlinear, "IPOPT_IMPORT_ERROR", "ImportError: no cyipopt")
+    monkeypatch.setattr(nlp, "_IpoptProblem", None)
+    monkeypatch.setattr(nlp, "IPOPT_IMPORT_ERROR", "ImportError: no cyipopt")
     problem = NONLINEAR_PROBLEMS["tfi1"]
     result = problem.build().solve(tol=1e-9)
     assert result.status == "converged_local"
@@ -254,23 +256,23 @@ def test_a_later_master_failure_keeps_the_last_solution(monkeypatch):
     """The first master solves, the second's back-end gives up: the run ends
     ``master_failed`` with the first solution and the back-end's message; a back-end
     stopped by its iteration limit is usable but no certificate: ``master_inaccurate``."""
-    solve_ipopt, calls = nonlinear._solve_ipopt, []
+    solve_ipopt, calls = nlp.solve_ipopt, []
 
     def failing_second(program, x0, *args):
         calls.append(1)
         if len(calls) == 2:
-            return nonlinear._Answer(x0, None, nonlinear.Attempt(
-                "ipopt", nonlinear.Status.SOLVER_ERROR, "Restoration_Failed (IPOPT status -2)"))
+            return nlp.NLPAnswer(x0, None, Attempt(
+                "ipopt", Status.SOLVER_ERROR, "Restoration_Failed (IPOPT status -2)"))
         return solve_ipopt(program, x0, *args)
 
-    monkeypatch.setattr(nonlinear, "_solve_ipopt", failing_second)
+    monkeypatch.setattr(nlp, "solve_ipopt", failing_second)
     problem = NONLINEAR_PROBLEMS["tfi1"]
     result = problem.build().solve(methods=("ipopt",))
     assert result.status == "master_failed" and len(calls) == 2 and result.nit == 2
     assert "Restoration_Failed (IPOPT status -2)" in result.message
     assert result.x is not None  # the first solution, and the back-end's try, then the
     assert [a.solver for _, a in result.attempts][-2:] == ["ipopt", "NonlinearMaster"]  # run's
-    monkeypatch.setattr(nonlinear, "_solve_ipopt", solve_ipopt)
+    monkeypatch.setattr(nlp, "solve_ipopt", solve_ipopt)
     program = problem.build()
     program.master.max_iter = 2
     limited = program.solve()
@@ -474,14 +476,64 @@ def test_the_cvxpy_master_refuses_a_numpy_constraint():
         SemiInfiniteProgram(cp.Minimize(cp.Variable()), G)
 
 
-def test_the_example_runs():
-    """``examples/nonlinear_sip.py`` (TFI1 and the fseminf example) in its quick mode."""
-    import importlib.util
-    from pathlib import Path
-    path = Path(__file__).resolve().parents[1] / "examples" / "nonlinear_sip.py"
-    spec = importlib.util.spec_from_file_location("nonlinear_sip", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    out = module.main(["--quick"])
-    assert abs(out["tfi1"].objective - 5.3346872) <= 1e-7
-    assert out["fseminf"].status == "stationary_point" and out["fseminf"].objective <= 1e-14
+# -- 8. the NLP back-end on its own (sipkl.solvers.nlp) -------------------------------------
+class Closed:
+    """min ‖x‖² s.t. 1 − x₁ − x₂ ≤ 0 (inactive at the solution), 2 − x₁ ≤ 0, x₁ − 2x₂ = 0:
+    x* = (2, 1), and (4, 2) + λ(−1, 0) + μ(1, −2) = 0 gives λ = 5, μ = 1 (L = f + Σ λ c)."""
+
+    n_equality = 1
+    x, multipliers = np.array([2.0, 1.0]), np.array([0.0, 5.0, 1.0])
+
+    def objective(self, x):
+        return float(x @ x)
+
+    def gradient(self, x):
+        return 2 * x
+
+    def constraints(self, x):
+        return np.array([1 - x[0] - x[1], 2 - x[0], x[0] - 2 * x[1]])
+
+    def jacobian(self, x):
+        return np.array([[-1.0, -1.0], [-1.0, 0.0], [1.0, -2.0]])
+
+
+FREE = np.full(2, -np.inf), np.full(2, np.inf)
+
+
+@pytest.mark.skipif(nlp._IpoptProblem is None, reason="cyipopt cannot load")
+def test_the_nlp_back_end_reaches_the_closed_form_with_its_multipliers():
+    program = Closed()
+    answer, attempts = nlp.minimize_nlp(program, np.array([3.0, 0.0]), *FREE)
+    assert [(a.solver, a.status) for a in attempts] == [("ipopt", Status.OPTIMAL)]
+    np.testing.assert_allclose(answer.x, program.x, atol=1e-8)
+    np.testing.assert_allclose(nlp.active_multipliers(program, answer), program.multipliers,
+                               atol=1e-7)
+    np.testing.assert_allclose(nlp.kkt_multipliers(program, program.x, 2), program.multipliers,
+                               atol=1e-10)
+    bounded, _ = nlp.minimize_nlp(program, np.array([3.0, 0.0]), np.array([-np.inf, 1.5]),
+                                  np.array([np.inf, np.inf]))  # x₂ ≥ 3/2: x = (3, 3/2)
+    np.testing.assert_allclose(bounded.x, [3.0, 1.5], atol=1e-8)
+
+
+def test_the_nlp_back_end_falls_back_to_scipy_and_says_so(monkeypatch):
+    program = Closed()
+    monkeypatch.setattr(nlp, "_IpoptProblem", None)
+    monkeypatch.setattr(nlp, "IPOPT_IMPORT_ERROR", "ImportError: no cyipopt")
+    answer, attempts = nlp.minimize_nlp(program, np.array([3.0, 0.0]), *FREE)
+    assert [(a.solver, a.status) for a in attempts] == [("ipopt", Status.SOLVER_ERROR),
+                                                        ("slsqp", Status.OPTIMAL)]
+    assert "cyipopt unavailable (ImportError: no cyipopt)" in attempts[0].message
+    np.testing.assert_allclose(answer.x, program.x, atol=1e-8)
+    np.testing.assert_allclose(nlp.active_multipliers(program, answer)[:2],
+                               program.multipliers[:2], atol=1e-7)
+    trust = nlp.solve_scipy("trust-constr", program, np.array([3.0, 0.0]), *FREE, 1e-10, 3000)
+    np.testing.assert_allclose(trust.x, program.x, atol=1e-4)
+    with pytest.raises(ValueError, match="methods must be among"):
+        nlp.minimize_nlp(program, np.array([3.0, 0.0]), *FREE, methods=("newton",))
+
+
+def test_slsqp_equality_multipliers_have_the_lagrangians_sign():
+    """SciPy's Lagrangian is f − λᵀc; the module's f + μᵀh: the closed-form +1."""
+    program = Closed()
+    answer = nlp.solve_scipy("slsqp", program, np.array([3.0, 0.0]), *FREE, 1e-10, 3000)
+    np.testing.assert_allclose(answer.multipliers[2], program.multipliers[2], atol=1e-7)

@@ -5,18 +5,19 @@
 See :class:`SemiInfiniteProgram` and the tutorial "Your first semi-infinite program";
 smooth programs that are not convex, written in NumPy: :class:`NonlinearSemiInfiniteProgram`.
 """
-from .constraint import SemiInfiniteConstraint
+from .constraint import IndexConstraint, SemiInfiniteConstraint
 from .index_sets import Ball, Box, Ellipsoid, FiniteSet, Intersection, Polytope, Product
 from .lipschitz import LipschitzOracle
 from .master import DiscretizedMaster
-from .nonlinear import (FiniteConstraint, NonlinearConstraint, NonlinearMaster,
-                        NonlinearSemiInfiniteProgram)
+from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
+from .nonlinear_master import NonlinearMaster
+from .nonlinear_program import NonlinearSemiInfiniteProgram
 from .program import SemiInfiniteProgram, SIPResult
 from .robust import robust_counterpart, robust_program
 from .sets_pricing import AffineOracle, SetSearchOracle
 
 __all__ = ["AffineOracle", "Ball", "Box", "DiscretizedMaster", "Ellipsoid", "FiniteConstraint",
-           "FiniteSet", "Intersection", "LipschitzOracle", "NonlinearConstraint",
-           "NonlinearMaster", "NonlinearSemiInfiniteProgram", "Polytope", "Product",
-           "SIPResult", "SemiInfiniteConstraint", "SemiInfiniteProgram", "SetSearchOracle",
-           "robust_counterpart", "robust_program"]
+           "FiniteSet", "IndexConstraint", "Intersection", "LipschitzOracle",
+           "NonlinearConstraint", "NonlinearMaster", "NonlinearSemiInfiniteProgram", "Polytope",
+           "Product", "SIPResult", "SemiInfiniteConstraint", "SemiInfiniteProgram",
+           "SetSearchOracle", "robust_counterpart", "robust_program"]

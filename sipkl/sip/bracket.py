@@ -90,7 +90,7 @@ def _certify(master, points, scales, lipschitz, oracle: LipschitzOracle):
     None)`` where a search ran out of evaluations."""
     proved, violated = True, []
     for sic, s, L in zip(master.semi_infinite, scales, lipschitz):
-        x = tuple(v.value for v in sic.x) if isinstance(sic.x, (tuple, list)) else sic.x.value
+        x = sic.x_value()
         if sic.T.finite:  # every point: exact
             found = sic.T.tensor_grid(2)
             values = sic.values(x, found)

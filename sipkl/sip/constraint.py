@@ -1,5 +1,14 @@
 """A semi-infinite constraint ``g(x, t) ≤ 0 for all t ∈ T`` and its pricing problem.
 
+Two layers. :class:`IndexConstraint` is what pricing needs of any semi-infinite constraint,
+whatever models its x: g, its index set T, and the NumPy side — g at a numeric x_k over
+index points (:meth:`~IndexConstraint.values`), its t-gradients (stated or by central
+differences) and t-Hessians. The x at which it is priced is the master's, handed over in
+each :class:`~sipkl.sip.space.ConstraintPrice`, never the constraint's own.
+:class:`SemiInfiniteConstraint` adds the cvxpy side of the convex program
+(:class:`~sipkl.sip.SemiInfiniteProgram`); :class:`~sipkl.sip.NonlinearConstraint` the
+x-derivatives of the NumPy one (:class:`~sipkl.sip.NonlinearSemiInfiniteProgram`).
+
 The user writes g once, as one Python function of ``(x, t)``: with the cvxpy variables it
 builds the master's constraint at an index point (it must then be convex in the variables,
 DCP, for every fixed t); with the master's numeric solution x_k it evaluates the violation at
@@ -25,19 +34,36 @@ from .index_sets import IndexSet
 FD_STEP = np.finfo(float).eps ** (1.0 / 3.0)
 
 
-class SemiInfiniteConstraint:
-    """``g(x, t) ≤ 0`` for every ``t`` in the index set ``T``.
+def checked_callable(value, name: str, signature: str = "", optional: bool = True):
+    """``value`` where it is callable (or ``None`` where ``optional``), else a TypeError that
+    names the argument (and the ``signature`` expected, e.g. ``"g(x, t)"``)."""
+    if value is None and optional:
+        return None
+    if not callable(value):
+        raise TypeError(f"{name} must be a callable{' ' + signature if signature else ''}"
+                        f"{' or None' if optional else ''}, got {type(value).__name__}")
+    return value
+
+
+def checked_name(name):
+    """``name`` where it is ``None`` or a string, else a TypeError."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a string, got {name!r}")
+    return name
+
+
+class IndexConstraint:
+    """``g(x, t) ≤ 0`` for every ``t`` in the index set ``T``, as pricing sees it: g at a
+    numeric x (the master's solution, given to each call) over index points, its t-gradients
+    and t-Hessians. The base of :class:`SemiInfiniteConstraint` (cvxpy) and
+    :class:`~sipkl.sip.NonlinearConstraint` (NumPy), which state how x is modelled.
 
     Parameters
     ----------
     g : callable
-        ``g(x, t)``. ``x`` is what is passed below: a cvxpy Variable (or expression), or a
-        tuple of them, which g receives as one tuple (``g(xs, t)`` with ``xs = (a, b)``); in
-        pricing the same structure of numeric values. ``t`` is a 1-D array of length p, or
-        with ``vectorized=True`` an (m, p) array of m index points, and g returns m values
-        (the master, too, then builds the constraints of all its points in one call).
+        ``g(x, t)`` at a numeric ``x``; ``t`` a 1-D array of length p, or with
+        ``vectorized=True`` an (m, p) array of m index points, and g returns m values.
         A scalar g is evaluated in a loop over the points in pricing (slower).
-    x : cvxpy Variable, or tuple of them
     T : :class:`~sipkl.sip.Box`, :class:`~sipkl.sip.FiniteSet`, or a set of
         :mod:`sipkl.sip.index_sets` (polytope, ball, ellipsoid, product, intersection)
     grad_t : callable, optional
@@ -49,71 +75,17 @@ class SemiInfiniteConstraint:
         Names the constraint in messages, results and printed index points.
     """
 
-    def __init__(self, g: Callable, x, T: IndexSet, grad_t: Callable = None,
+    def __init__(self, g: Callable, T: IndexSet, grad_t: Callable = None,
                  vectorized: bool = False, name: str = None):
-        if not callable(g):
-            raise TypeError(f"g must be a callable g(x, t), got {type(g).__name__}")
-        if grad_t is not None and not callable(grad_t):
-            raise TypeError(f"grad_t must be a callable grad_t(x, t) or None, got "
-                            f"{type(grad_t).__name__}")
-        xs = x if isinstance(x, (tuple, list)) else (x,)
-        if not xs or not all(isinstance(v, cp.Expression) for v in xs):
-            raise TypeError(f"x must be a cvxpy Variable or a tuple of them, got {x!r}")
+        checked_callable(g, "g", "g(x, t)", optional=False)
+        checked_callable(grad_t, "grad_t", "grad_t(x, t)")
         if not isinstance(T, IndexSet):
             raise TypeError(f"T must be an index set (sipkl.sip.Box, FiniteSet, or one of "
                             f"sipkl.sip.index_sets: Polytope, Ball, Ellipsoid, Product, "
                             f"Intersection), got {type(T).__name__}")
-        if name is not None and not isinstance(name, str):
-            raise TypeError(f"name must be a string, got {name!r}")
-        self.g, self.x, self.grad_t, self.vectorized = g, x, grad_t, bool(vectorized)
-        self.T, self.name = T, name
+        self.g, self.T, self.grad_t = g, T, grad_t
+        self.vectorized, self.name = bool(vectorized), checked_name(name)
 
-    # -- the master's side ---------------------------------------------------------
-    def expressions(self, points: np.ndarray) -> list[cp.Expression]:
-        """The cvxpy expressions g(x, t) of the rows of ``points`` (one (m,)-expression when
-        vectorized, else m scalar ones), checked: shape, finite numbers, and convex in the
-        variables."""
-        if self.vectorized:
-            expression = _expression(self.g(self.x, points))
-            self._check_shape(expression.shape, len(points), points)
-            self._check_finite(expression, points)
-            exprs = [expression]
-        else:
-            exprs = [_expression(self.g(self.x, t)) for t in points]
-            for e, t in zip(exprs, points):
-                self._check_shape(e.shape, 1, t)
-                self._check_finite(e, np.asarray(t)[None])
-        for e in exprs:
-            if not e.is_convex():
-                raise ValueError(f"semi-infinite constraint {self.name!r}: g(x, t) must be "
-                                 f"convex in the variables (DCP) for every fixed t, but it is "
-                                 f"{e.curvature.lower()} (g(x, t) = {e})")
-        return exprs
-
-    def _check_finite(self, expression: cp.Expression, points: np.ndarray) -> None:
-        """Every number in g(x, t) at the index points is finite (a NaN coefficient would
-        reach the conic solver as a failure that names nothing)."""
-        for constant in expression.constants():
-            bad = ~np.isfinite(np.asarray(constant.value, dtype=float))
-            if not bad.any():
-                continue
-            where = ""
-            if bad.ndim and bad.shape[0] == len(points):
-                row = np.flatnonzero(bad.reshape(len(points), -1).any(axis=1))[0]
-                where = f" at t = {points[row].tolist()}"
-            elif len(points) == 1:
-                where = f" at t = {np.ravel(points[0]).tolist()}"
-            raise ValueError(f"semi-infinite constraint {self.name!r}: g(x, t) has a "
-                             f"non-finite number{where} (g must be finite on T)")
-
-    @staticmethod
-    def magnitudes(exprs: list[cp.Expression]) -> np.ndarray:
-        """Σ |terms| of each index point's g at the variables' current values (one value per
-        point of :meth:`expressions`, see :func:`magnitude`): the natural scale of the
-        constraint's values."""
-        return np.concatenate([magnitude(e, e.size) for e in exprs])
-
-    # -- the pricing side ----------------------------------------------------------
     def values(self, x, points: np.ndarray) -> np.ndarray:
         """g(x, t) at numeric ``x`` for the rows of ``points`` (m values), checked: shape,
         and finite (a NaN or an infinity is an error naming the constraint)."""
@@ -201,6 +173,92 @@ class SemiInfiniteConstraint:
             raise ValueError(f"semi-infinite constraint {self.name!r}: g(x, t) must return "
                              f"{'one value' if m == 1 else f'{m} values (one per row of t)'}, "
                              f"got shape {tuple(shape)} at t = {np.asarray(t).tolist()}")
+
+
+class SemiInfiniteConstraint(IndexConstraint):
+    """``g(x, t) ≤ 0`` for every ``t`` in the index set ``T``, with ``x`` cvxpy variables:
+    the semi-infinite constraint of :class:`~sipkl.sip.SemiInfiniteProgram`, priced as every
+    :class:`IndexConstraint`.
+
+    Parameters
+    ----------
+    g : callable
+        ``g(x, t)``. ``x`` is what is passed below: a cvxpy Variable (or expression), or a
+        tuple of them, which g receives as one tuple (``g(xs, t)`` with ``xs = (a, b)``); in
+        pricing the same structure of numeric values. ``t`` is a 1-D array of length p, or
+        with ``vectorized=True`` an (m, p) array of m index points, and g returns m values
+        (the master, too, then builds the constraints of all its points in one call).
+        A scalar g is evaluated in a loop over the points in pricing (slower).
+    x : cvxpy Variable, or tuple of them
+    T : :class:`~sipkl.sip.Box`, :class:`~sipkl.sip.FiniteSet`, or a set of
+        :mod:`sipkl.sip.index_sets` (polytope, ball, ellipsoid, product, intersection)
+    grad_t : callable, optional
+        ``grad_t(x, t)``: the gradient of g in t at numeric x (p values; (m, p) when
+        vectorized). ``None``: central finite differences with steps ``FD_STEP`` times the
+        box's width (one-sided at its faces), all points in one evaluation when vectorized.
+    vectorized : bool
+    name : str, optional
+        Names the constraint in messages, results and printed index points.
+    """
+
+    def __init__(self, g: Callable, x, T: IndexSet, grad_t: Callable = None,
+                 vectorized: bool = False, name: str = None):
+        super().__init__(g, T, grad_t, vectorized, name)
+        xs = x if isinstance(x, (tuple, list)) else (x,)
+        if not xs or not all(isinstance(v, cp.Expression) for v in xs):
+            raise TypeError(f"x must be a cvxpy Variable or a tuple of them, got {x!r}")
+        self.x = x
+
+    def x_value(self):
+        """The numeric value of ``x`` (its variables' current values, in its structure: one
+        array, or a tuple of them)."""
+        if isinstance(self.x, (tuple, list)):
+            return tuple(v.value for v in self.x)
+        return self.x.value
+
+    def expressions(self, points: np.ndarray) -> list[cp.Expression]:
+        """The cvxpy expressions g(x, t) of the rows of ``points`` (one (m,)-expression when
+        vectorized, else m scalar ones), checked: shape, finite numbers, and convex in the
+        variables."""
+        if self.vectorized:
+            expression = _expression(self.g(self.x, points))
+            self._check_shape(expression.shape, len(points), points)
+            self._check_finite(expression, points)
+            exprs = [expression]
+        else:
+            exprs = [_expression(self.g(self.x, t)) for t in points]
+            for e, t in zip(exprs, points):
+                self._check_shape(e.shape, 1, t)
+                self._check_finite(e, np.asarray(t)[None])
+        for e in exprs:
+            if not e.is_convex():
+                raise ValueError(f"semi-infinite constraint {self.name!r}: g(x, t) must be "
+                                 f"convex in the variables (DCP) for every fixed t, but it is "
+                                 f"{e.curvature.lower()} (g(x, t) = {e})")
+        return exprs
+
+    def _check_finite(self, expression: cp.Expression, points: np.ndarray) -> None:
+        """Every number in g(x, t) at the index points is finite (a NaN coefficient would
+        reach the conic solver as a failure that names nothing)."""
+        for constant in expression.constants():
+            bad = ~np.isfinite(np.asarray(constant.value, dtype=float))
+            if not bad.any():
+                continue
+            where = ""
+            if bad.ndim and bad.shape[0] == len(points):
+                row = np.flatnonzero(bad.reshape(len(points), -1).any(axis=1))[0]
+                where = f" at t = {points[row].tolist()}"
+            elif len(points) == 1:
+                where = f" at t = {np.ravel(points[0]).tolist()}"
+            raise ValueError(f"semi-infinite constraint {self.name!r}: g(x, t) has a "
+                             f"non-finite number{where} (g must be finite on T)")
+
+    @staticmethod
+    def magnitudes(exprs: list[cp.Expression]) -> np.ndarray:
+        """Σ |terms| of each index point's g at the variables' current values (one value per
+        point of :meth:`expressions`, see :func:`magnitude`): the natural scale of the
+        constraint's values."""
+        return np.concatenate([magnitude(e, e.size) for e in exprs])
 
 
 def magnitude(expression: cp.Expression, size: int) -> np.ndarray:

@@ -167,7 +167,7 @@ class Box(IndexSet):
     def initial_points(self, n: int) -> np.ndarray:
         """The centre, then the Halton sequence without its first point (a corner) and the
         centre (its second point in one dimension): ``n`` deterministic points."""
-        return self._from_unit(_spread(self.dim, max(n, 1)))
+        return self._from_unit(spread_points(self.dim, max(n, 1)))
 
     def starting_points(self, X, n: int, random_state=None) -> np.ndarray:
         spread = self.initial_points((n + 1) // 2)
@@ -216,7 +216,7 @@ class Box(IndexSet):
 
 
 @lru_cache(maxsize=64)
-def _spread(dim: int, n: int) -> np.ndarray:
+def spread_points(dim: int, n: int) -> np.ndarray:
     """The ``n`` points of :meth:`Box.initial_points` in the unit cube (computed once per
     ``(dim, n)``: the pricing rounds ask for the same ones; read-only)."""
     centre = np.full(dim, 0.5)
@@ -460,7 +460,7 @@ class ConvexSet(IndexSet):
         points = points[kept[:n]]
         if len(points) == n:
             return points
-        halton = 2.0 * _spread(self.dim, n - len(points) + 1)[1:] - 1.0
+        halton = 2.0 * spread_points(self.dim, n - len(points) + 1)[1:] - 1.0
         return np.vstack([points, self.from_cube(halton)])
 
     def starting_points(self, X, n: int, random_state=None) -> np.ndarray:

@@ -20,7 +20,8 @@ import numpy as np
 from ..contracts import Column, MasterBase, MasterSolution
 from ..solvers import solve_cvxpy
 from ..solvers.cvx import DEFAULT_SOLVERS
-from .constraint import SemiInfiniteConstraint, magnitude
+from .constraint import IndexConstraint, SemiInfiniteConstraint, magnitude
+from .scales import next_objective_scale, positive_scale
 from .space import ConstraintPrice
 
 
@@ -36,7 +37,32 @@ class DiscretizedModel:
     objective_scale: float = 1.0
 
 
-class DiscretizedMaster(MasterBase):
+class IndexPointMaster(MasterBase):
+    """A restricted master whose columns are the index points of its semi-infinite
+    constraints, each constraint owning its index set (the columns' family): the base of
+    :class:`DiscretizedMaster` (cvxpy) and :class:`~sipkl.sip.NonlinearMaster` (NumPy),
+    which reads the columns by constraint (:meth:`groups`, :meth:`points`). The program may
+    be solved over no index point (``empty_start``; a convex master is then often
+    unbounded)."""
+
+    empty_start = True
+
+    def __init__(self, semi_infinite: Sequence[IndexConstraint]):
+        self.semi_infinite = list(semi_infinite)
+        self._owner = {c.T: j for j, c in enumerate(self.semi_infinite)}  # each owns its set
+
+    def groups(self, columns: Sequence[Column]) -> list[np.ndarray]:
+        """The positions, in ``columns``, of each constraint's index points."""
+        owners = np.array([self._owner[c.family] for c in columns], dtype=int)
+        return [np.flatnonzero(owners == j) for j in range(len(self.semi_infinite))]
+
+    def points(self, columns: Sequence[Column], groups: list[np.ndarray]) -> list[np.ndarray]:
+        """Each constraint's index points (m_j × p_j), at the positions ``groups``."""
+        return [np.array([columns[k].theta for k in g]).reshape(-1, sic.T.dim)
+                for sic, g in zip(self.semi_infinite, groups)]
+
+
+class DiscretizedMaster(IndexPointMaster):
     """Solves the program over the index points given as columns, in cvxpy.
 
     The solution hands the engine: ``weights``, the multipliers of the index points (in the
@@ -75,9 +101,6 @@ class DiscretizedMaster(MasterBase):
     reports as ``master_failed``.
     """
 
-    #: the program may be solved over no index point (then it is often unbounded)
-    empty_start = True
-
     #: whether the solves of a run's first pair share one compiled problem (``False``: each
     #: builds and compiles its own, as every later one does; ``benchmarks/sip_master.py``
     #: compares the two)
@@ -85,9 +108,9 @@ class DiscretizedMaster(MasterBase):
 
     def __init__(self, objective, semi_infinite: Sequence[SemiInfiniteConstraint],
                  constraints=(), solvers: Sequence[str] = DEFAULT_SOLVERS):
+        super().__init__(semi_infinite)
         self.objective, self.constraints = objective, list(constraints)
-        self.semi_infinite, self.solvers = list(semi_infinite), tuple(solvers)
-        self._owner = {c.T: j for j, c in enumerate(self.semi_infinite)}  # each owns its set
+        self.solvers = tuple(solvers)
         # g_j at t_0, the first of T_j.initial_points: a scale where T_j^(k) is empty
         self._references = [c.expressions(c.T.initial_points(1)) for c in self.semi_infinite]
         self.variables = cp.Problem(objective, self.constraints + [
@@ -111,16 +134,10 @@ class DiscretizedMaster(MasterBase):
         self._objective_scale = state["objective_scale"]
         self._scales = None if state["scales"] is None else np.array(state["scales"])
 
-    def groups(self, columns: Sequence[Column]) -> list[np.ndarray]:
-        """The positions, in ``columns``, of each constraint's index points."""
-        owners = np.array([self._owner[c.family] for c in columns], dtype=int)
-        return [np.flatnonzero(owners == j) for j in range(len(self.semi_infinite))]
-
     def solve(self, columns: Sequence[Column], warm_start=None) -> MasterSolution:
         groups = self.groups(columns)
         expressions = [sic.expressions(p) if len(p) else [] for sic, p in zip(
-            self.semi_infinite, (np.array([columns[k].theta for k in group]).reshape(
-                -1, sic.T.dim) for sic, group in zip(self.semi_infinite, groups)))]
+            self.semi_infinite, self.points(columns, groups))]
         if self._scales is not None:
             return self._solve(columns, groups, self._build(expressions, False))
         # a run's first solve: unscaled, for the scales, then again in them
@@ -148,7 +165,7 @@ class DiscretizedMaster(MasterBase):
             if constraint is not None:
                 duals = np.clip(np.ravel(constraint.dual_value), 0.0, None)
                 weights[group] = duals * self._objective_scale / scale
-        price = [ConstraintPrice(_values(sic.x), _positive(float(np.max(
+        price = [ConstraintPrice(sic.x_value(), positive_scale(float(np.max(
                      sic.magnitudes(list(exprs) + reference)))))
                  for sic, exprs, reference in zip(self.semi_infinite, expressions,
                                                   self._references)]
@@ -162,9 +179,8 @@ class DiscretizedMaster(MasterBase):
             model=DiscretizedModel([v.value for v in self.variables], price),
             column_prices=relative, cut_scale=1.0)
         self._scales = np.array([p.scale for p in price])
-        scale = _positive(float(np.max(magnitude(self.objective.expr, 1))))
-        if scale >= SCALE_COLLAPSE * self._objective_scale:
-            self._objective_scale = scale
+        self._objective_scale = next_objective_scale(self._objective_scale, positive_scale(
+            float(np.max(magnitude(self.objective.expr, 1)))))
         solution.model.objective_scale = self._objective_scale
         return solution
 
@@ -186,20 +202,3 @@ class DiscretizedMaster(MasterBase):
                              self.constraints + [c for c in imposed if c is not None])
         return problem, imposed, expressions
 
-
-#: an objective magnitude below this fraction of the current objective scale has collapsed (an
-#: optimal value of 0, reached up to round-off, e.g. |z| = 1e-16): the scale is kept, since
-#: dividing by it would make the next master's objective meaningless
-SCALE_COLLAPSE = 1e-6
-
-
-def _positive(scale: float) -> float:
-    """``scale``, or 1 where it is 0 or not finite (no magnitude to be relative to)."""
-    return scale if np.isfinite(scale) and scale > 0 else 1.0
-
-
-def _values(x):
-    """The numeric value of ``x`` (a cvxpy expression, or a tuple of them)."""
-    if isinstance(x, (tuple, list)):
-        return tuple(v.value for v in x)
-    return x.value

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .index_sets import Box
-from .nonlinear import NonlinearConstraint, NonlinearSemiInfiniteProgram
+from .nonlinear_constraints import NonlinearConstraint
+from .nonlinear_program import NonlinearSemiInfiniteProgram
 
 __all__ = ["NONLINEAR_PROBLEMS", "NonlinearProblem", "SemiInfinite"]
 

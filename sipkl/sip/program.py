@@ -10,9 +10,15 @@ points become constraints, and points whose multiplier is zero are dropped after
 master's value has increased (the exchange method; Hettich & Kortanek 1993, §7; see
 :mod:`sipkl.sip.drop_rule`). :meth:`SemiInfiniteProgram.solve_discretized` solves the
 same master once over a fixed grid of each T_j, the classical baseline.
+
+:class:`ProgramBase` holds what it shares with
+:class:`~sipkl.sip.NonlinearSemiInfiniteProgram` (the same exchange method with a local NLP
+master): the named copies of the constraints, the run's options and oracles, the first index
+points, the fixed grid, and the fields of the :class:`SIPResult`.
 """
 from __future__ import annotations
 
+import abc
 import copy
 import numbers
 from typing import Sequence
@@ -27,7 +33,7 @@ from ..oracles import GridOracle, MultiStartOracle
 from ..run_status import RunStatus
 from ..solvers import Status
 from ..solvers.cvx import DEFAULT_SOLVERS
-from .constraint import SemiInfiniteConstraint
+from .constraint import IndexConstraint, SemiInfiniteConstraint
 from .bracket import restricted_feasible_point
 from .diagnosis import infeasible_parts, unbounded_direction
 from .drop_rule import DropAfterIncrease
@@ -106,7 +112,234 @@ class SIPResult(OptimizeResult):
     """
 
 
-class SemiInfiniteProgram:
+class ProgramBase(abc.ABC):
+    """What :class:`SemiInfiniteProgram` (cvxpy) and
+    :class:`~sipkl.sip.NonlinearSemiInfiniteProgram` (NumPy) share around their masters: the
+    semi-infinite constraints, each a copy with a name and an index set of its own; the
+    options of a run (one per constraint, the oracle and its default, the first index points,
+    the pruning rule, the engine); the fixed grid of :meth:`discretize`; and the fields of a
+    :class:`SIPResult` that both fill alike.
+
+    A subclass builds its ``master`` (an :class:`~sipkl.sip.master.IndexPointMaster` whose
+    solutions' ``model`` holds the ``price``, with ``reset()``) after this ``__init__``, and
+    states :meth:`_n_variables` and :meth:`_result`.
+
+    Parameters
+    ----------
+    objective
+        The program's objective (a cvxpy objective, or a NumPy function).
+    semi_infinite : list of :class:`~sipkl.sip.constraint.IndexConstraint`
+        The semi-infinite constraints, checked by the subclass (an unnamed one is called
+        ``"g0"``, ``"g1"``, … by its position; names must be distinct).
+    constraints : list
+        The finite constraints.
+    argument : str
+        The name of the subclass's argument that holds ``semi_infinite``, for messages.
+    """
+
+    def __init__(self, objective, semi_infinite: Sequence[IndexConstraint], constraints,
+                 argument: str = "semi_infinite"):
+        self.objective, self.constraints = objective, list(constraints)
+        self.semi_infinite = [_owned(c, f"g{j}" if c.name is None else c.name)
+                              for j, c in enumerate(semi_infinite)]
+        names = [c.name for c in self.semi_infinite]
+        if len(set(names)) < len(names):
+            raise ValueError(f"{argument}: constraint names must be distinct, got {names}")
+
+    @abc.abstractmethod
+    def _n_variables(self) -> int:
+        """n, the number of scalar variables of the program."""
+
+    # -- the options of a run ------------------------------------------------------
+    @staticmethod
+    def _check_tol(tol) -> None:
+        if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol >= 0):
+            raise ValueError(f"tol must be a finite number ≥ 0, got {tol!r}")
+
+    def _n_price(self, n_price) -> int:
+        """``n_price``, checked; default n, the number of scalar variables."""
+        if n_price is None:
+            return self._n_variables()
+        if not (isinstance(n_price, numbers.Integral) and n_price >= 1):
+            raise ValueError(f"n_price must be an integer ≥ 1 or None, got {n_price!r}")
+        return n_price
+
+    @staticmethod
+    def _prune(prune, sense: int = 1):
+        """The engine's ``prune`` of ``"increase"`` (the drop rule, ``sense`` 1 for a
+        minimization, −1 for a maximization), ``True`` or ``False``."""
+        if prune == "increase":
+            return DropAfterIncrease(sense)
+        if not isinstance(prune, bool):
+            raise ValueError(f"prune must be 'increase', True or False, got {prune!r}")
+        return prune
+
+    def _per_constraint(self, value, name: str) -> list:
+        """``value`` for each constraint: one for all, a list, or a dict by name."""
+        n = len(self.semi_infinite)
+        if isinstance(value, dict):
+            unknown = set(value) - {c.name for c in self.semi_infinite}
+            if unknown:
+                raise ValueError(f"{name}: no constraint named {sorted(unknown)}")
+            return [value.get(c.name) for c in self.semi_infinite]
+        if isinstance(value, (list, tuple)):
+            if len(value) != n:
+                raise ValueError(f"{name} must have one entry per constraint ({n}), got "
+                                 f"{len(value)}")
+            return list(value)
+        if value is not None and not (callable(value) or isinstance(value, numbers.Real)):
+            raise TypeError(f"{name} must be a number, a callable, a list or a dict, got "
+                            f"{type(value).__name__}")
+        return [value] * n
+
+    def _oracle(self, oracle, constants):
+        if oracle is None:
+            oracle = self._default_oracle(constants)
+        if isinstance(oracle, str):
+            makers = {"ipopt": MultiStartOracle, "grid": lambda: GridOracle(size=GRID_SIZE),
+                      "lipschitz": LipschitzOracle, "dense": DenseSampleOracle,
+                      "sets": SetSearchOracle, "affine": AffineOracle}
+            if oracle not in makers:
+                raise ValueError(f"oracle must be one of {sorted(makers)} or an object with a "
+                                 f"price(pricing_round) method, got {oracle!r}")
+            if oracle == "lipschitz" and any(c is None for c in constants):
+                raise ValueError("lipschitz: oracle='lipschitz' needs a Lipschitz constant for "
+                                 "every semi-infinite constraint")
+            return makers[oracle]()
+        if not isinstance(oracle, Oracle):
+            raise TypeError(f"oracle must be a name or an object with a price(pricing_round) "
+                            f"method, got {type(oracle).__name__}")
+        return oracle
+
+    def _default_oracle(self, constants):
+        """``"lipschitz"`` where a constraint states a constant, ``"grid"`` (exact) where
+        every index set is finite, a :class:`~sipkl.sip.sets_pricing.SetSearchOracle` where
+        some index set is beyond a box (a polytope, an ellipsoid, a product: the box oracles
+        would search its bounding box), ``"dense"`` where every index set has dimension ≤ 2,
+        else ``"ipopt"``."""
+        sets = [c.T for c in self.semi_infinite]
+        beyond = [T for T in sets if isinstance(T, ConvexSet)]
+        if any(c is not None for c in constants):
+            if beyond:
+                raise ValueError(f"lipschitz: the Lipschitz oracle searches boxes, not "
+                                 f"{beyond[0]!r}: leave lipschitz out over such sets")
+            return "lipschitz"
+        if all(T.finite for T in sets):
+            return "grid"
+        if beyond:
+            return SetSearchOracle()
+        return "dense" if all(T.dim <= DENSE_DIM for T in sets) else "ipopt"
+
+    def _initial_columns(self, initial_points) -> list[Column]:
+        if initial_points is None:
+            n = self._n_variables() + 1
+            return [Column.make(c.T, t) for c in self.semi_infinite
+                    for t in c.T.initial_points(n)]
+        points = self._per_constraint(list(initial_points), "initial_points")
+        columns = []
+        for c, rows in zip(self.semi_infinite, points):
+            rows = np.asarray(rows, dtype=float)
+            if rows.ndim == 1:  # m points of a 1-D set, or one point
+                rows = rows[:, None] if c.T.dim == 1 else rows[None, :]
+            if rows.ndim != 2 or rows.shape[1] != c.T.dim:
+                raise ValueError(f"initial_points: the points of constraint {c.name!r} must be "
+                                 f"an (m, {c.T.dim}) array, got shape {rows.shape}")
+            lower, upper = c.T.param_bounds()
+            if not np.all(np.isfinite(rows)) or np.any(rows < lower) or np.any(rows > upper) \
+                    or not (c.T.finite or np.all(c.T.contains(rows))):
+                raise ValueError(f"initial_points: the points of constraint {c.name!r} must "
+                                 f"lie in {c.T!r}")
+            columns += [Column.make(c.T, t) for t in rows]
+        return columns
+
+    def _engine(self, oracle, callback, **options) -> ColumnGeneration:
+        """The engine over this program's master; ``callback`` sees each round's
+        :class:`SIPResult`."""
+        return ColumnGeneration(
+            self.master, oracle,
+            callback=None if callback is None else (lambda cg: callback(self._result(cg))),
+            **options)
+
+    # -- the fixed grid ------------------------------------------------------------
+    def discretize(self, n_points: int = 101) -> list[Column]:
+        """The index points of the fixed grid: ``n_points`` per coordinate of each box (the
+        tensor grid, endpoints included; every point of a finite set)."""
+        if not (isinstance(n_points, numbers.Integral) and n_points >= 2):
+            raise ValueError(f"n_points must be an integer ≥ 2, got {n_points!r}")
+        return [Column.make(c.T, t) for c in self.semi_infinite for t in c.T.tensor_grid(n_points)]
+
+    def _solve_on_grid(self, n_points: int) -> SIPResult:
+        """The master once over :meth:`discretize`, through the engine as a master that
+        prices nothing; ``max_violation`` measured on the grid with ``2·n_points − 1`` points
+        per coordinate."""
+        columns = self.discretize(n_points)
+        self.master.reset()
+        engine = ColumnGeneration(_Unpriced(self.master), GridOracle(), max_iter=1)
+        return self._result(engine.run_space(IndexPointSpace(self.semi_infinite), columns),
+                            check_points=[c.T.tensor_grid(2 * n_points - 1)
+                                          for c in self.semi_infinite])
+
+    # -- the result ----------------------------------------------------------------
+    @abc.abstractmethod
+    def _result(self, cg, check_points=None) -> SIPResult:
+        """The :class:`SIPResult` of an engine result (see :meth:`_located`,
+        :meth:`_assemble`)."""
+
+    def _located(self, cg, check_points=None) -> dict:
+        """The fields of a :class:`SIPResult` that both programs fill alike from an engine
+        result: per constraint its index points and their multipliers, the largest violation
+        found over ``check_points`` (default: the index points and the last round's
+        candidates) at the master's x (``NaN`` without a master solution), the oracle's
+        bound, and the scales; ``lower_bound``, ``reduction`` and ``bracket`` empty."""
+        model = cg.master.model  # None: a failed first solve
+        groups = self.master.groups(cg.columns)
+        points = self.master.points(cg.columns, groups)
+        price = None if model is None else model.price
+        if check_points is None:
+            candidates = [] if cg.pricing is None else cg.pricing.columns
+            check_points = [np.vstack([p] + [np.array([k.theta]) for k in candidates
+                                             if k.family is c.T]).reshape(-1, c.T.dim)
+                            for c, p in zip(self.semi_infinite, points)]
+        violation = np.nan if price is None else max(
+            (float(c.values(p.x, t).max()) for c, p, t in
+             zip(self.semi_infinite, price, check_points) if len(t)), default=-np.inf)
+        return {"points": points, "multipliers": [np.asarray(cg.weights)[g] for g in groups],
+                "max_violation": violation, "upper_bound": cg.upper_bound,
+                "violation_proved": cg.upper_bound is not None, "lower_bound": None,
+                "reduction": None, "bracket": None,
+                "scales": [] if price is None else [p.scale for p in price]}
+
+    @staticmethod
+    def _assemble(cg, located: dict, x, status: RunStatus, message: str,
+                  **extra) -> SIPResult:
+        """The :class:`SIPResult` of an engine result: ``x``, ``status`` and ``message`` as
+        the program states them, the fields :meth:`_located` found, ``extra`` fields, and the
+        engine's counts."""
+        return SIPResult(x=x, objective=cg.master.objective, status=status,
+                         success=status.success, message=message, **located, **extra,
+                         nit=cg.nit, history=cg.history, attempts=cg.attempts, gap=cg.gap)
+
+
+class _Unpriced:
+    """A master that solves like ``master`` and prices nothing (a fixed set of columns)."""
+
+    def __init__(self, master):
+        self.master = master
+
+    def solve(self, columns, warm_start=None):
+        solution = self.master.solve(columns, warm_start)
+        solution.price = None
+        return solution
+
+
+def _owned(constraint: IndexConstraint, name: str) -> IndexConstraint:
+    """A copy of ``constraint`` named ``name`` with an index set of its own."""
+    owned = copy.copy(constraint)
+    owned.name, owned.T = name, constraint.T.named(name)
+    return owned
+
+
+class SemiInfiniteProgram(ProgramBase):
     """``min f(x)`` (or ``max``) subject to finite cvxpy constraints and semi-infinite ones.
 
     Parameters
@@ -141,20 +374,22 @@ class SemiInfiniteProgram:
         if not isinstance(objective, (cp.Minimize, cp.Maximize)):
             raise TypeError(f"objective must be cvxpy.Minimize or cvxpy.Maximize, got "
                             f"{type(objective).__name__}")
-        sics = [semi_infinite] if isinstance(semi_infinite, SemiInfiniteConstraint) \
+        sics = [semi_infinite] if isinstance(semi_infinite, IndexConstraint) \
             else list(semi_infinite)
+        numpy = [(f"g{j}" if c.name is None else c.name, type(c).__name__)
+                 for j, c in enumerate(sics)
+                 if isinstance(c, IndexConstraint) and not isinstance(c, SemiInfiniteConstraint)]
+        if numpy:  # a NonlinearConstraint: g of a NumPy x
+            raise TypeError(f"semi-infinite constraint {numpy[0][0]!r}: a {numpy[0][1]} is "
+                            "written in NumPy and has no cvxpy expressions (solve it with "
+                            "sipkl.sip.NonlinearSemiInfiniteProgram)")
         if not sics or not all(isinstance(c, SemiInfiniteConstraint) for c in sics):
             raise TypeError("semi_infinite must be a SemiInfiniteConstraint or a non-empty "
                             "list of them")
         constraints = list(constraints)
         if not all(isinstance(c, cp.constraints.constraint.Constraint) for c in constraints):
             raise TypeError("constraints must be a list of cvxpy constraints")
-        self.objective, self.constraints = objective, constraints
-        self.semi_infinite = [_owned(c, f"g{j}" if c.name is None else c.name)
-                              for j, c in enumerate(sics)]
-        names = [c.name for c in self.semi_infinite]
-        if len(set(names)) < len(names):
-            raise ValueError(f"semi_infinite: constraint names must be distinct, got {names}")
+        super().__init__(objective, sics, constraints, "semi_infinite")
         self.master = DiscretizedMaster(objective, self.semi_infinite, constraints)
 
     # -- solving -------------------------------------------------------------------
@@ -243,21 +478,14 @@ class SemiInfiniteProgram:
             (as for :class:`~sipkl.engine.ColumnGeneration`): the same problem solved with the
             same options from ``resume`` gives the uninterrupted run's result.
         """
-        if not (isinstance(tol, numbers.Real) and np.isfinite(tol) and tol >= 0):
-            raise ValueError(f"tol must be a finite number ≥ 0, got {tol!r}")
+        self._check_tol(tol)
         constants = self._per_constraint(lipschitz, "lipschitz")
         if bracket and any(L is None and not c.T.finite
                            for L, c in zip(constants, self.semi_infinite)):
             raise ValueError("bracket: a certified feasible point needs a Lipschitz constant "
                              "(lipschitz=) for every semi-infinite constraint over a box")
-        if n_price is None:
-            n_price = self._n_variables()
-        elif not (isinstance(n_price, numbers.Integral) and n_price >= 1):
-            raise ValueError(f"n_price must be an integer ≥ 1 or None, got {n_price!r}")
-        if prune == "increase":
-            prune = DropAfterIncrease(1 if isinstance(self.objective, cp.Minimize) else -1)
-        elif not isinstance(prune, bool):
-            raise ValueError(f"prune must be 'increase', True or False, got {prune!r}")
+        n_price = self._n_price(n_price)
+        prune = self._prune(prune, 1 if isinstance(self.objective, cp.Minimize) else -1)
         space = IndexPointSpace(self.semi_infinite, constants)
         self.master.solvers = tuple(solvers)
         oracle = self._oracle(oracle, constants)
@@ -266,11 +494,10 @@ class SemiInfiniteProgram:
             columns = self._bounded_start(columns)
         else:
             self.master.reset()
-        engine = ColumnGeneration(
-            self.master, oracle, tol=tol, atol=atol,
-            max_iter=max_iter, time_limit=time_limit, n_price=n_price, prune=prune,
-            callback=None if callback is None else (lambda cg: callback(self._result(cg))),
-            verbose=verbose, random_state=random_state, checkpoint=checkpoint)
+        engine = self._engine(oracle, callback, tol=tol, atol=atol, max_iter=max_iter,
+                              time_limit=time_limit, n_price=n_price, prune=prune,
+                              verbose=verbose, random_state=random_state,
+                              checkpoint=checkpoint)
         result = self._result(engine.run_space(space, columns, resume))
         if reduce is None:
             reduce = isinstance(oracle, DenseSampleOracle)
@@ -283,13 +510,6 @@ class SemiInfiniteProgram:
             self._bracket(result, constants, tol + atol)
         return result
 
-    def discretize(self, n_points: int = 101) -> list[Column]:
-        """The index points of the fixed grid: ``n_points`` per coordinate of each box (the
-        tensor grid, endpoints included; every point of a finite set)."""
-        if not (isinstance(n_points, numbers.Integral) and n_points >= 2):
-            raise ValueError(f"n_points must be an integer ≥ 2, got {n_points!r}")
-        return [Column.make(c.T, t) for c in self.semi_infinite for t in c.T.tensor_grid(n_points)]
-
     def solve_discretized(self, n_points: int = 101,
                           solvers: Sequence[str] = DEFAULT_SOLVERS) -> SIPResult:
         """Solve the same master once over the fixed grid :meth:`discretize` (the baseline).
@@ -299,96 +519,12 @@ class SemiInfiniteProgram:
         optimal); ``max_violation`` is measured on the grid with ``2·n_points − 1`` points per
         coordinate (the grid and its midpoints).
         """
-        columns = self.discretize(n_points)
         self.master.solvers = tuple(solvers)
-        self.master.reset()
-        engine = ColumnGeneration(_Unpriced(self.master), GridOracle(), max_iter=1)
-        return self._result(engine.run_space(IndexPointSpace(self.semi_infinite), columns),
-                            check_points=[c.T.tensor_grid(2 * n_points - 1)
-                                          for c in self.semi_infinite])
-
-    # -- helpers -------------------------------------------------------------------
-    def _per_constraint(self, value, name: str) -> list:
-        """``value`` for each constraint: one for all, a list, or a dict by name."""
-        n = len(self.semi_infinite)
-        if isinstance(value, dict):
-            unknown = set(value) - {c.name for c in self.semi_infinite}
-            if unknown:
-                raise ValueError(f"{name}: no constraint named {sorted(unknown)}")
-            return [value.get(c.name) for c in self.semi_infinite]
-        if isinstance(value, (list, tuple)):
-            if len(value) != n:
-                raise ValueError(f"{name} must have one entry per constraint ({n}), got "
-                                 f"{len(value)}")
-            return list(value)
-        if value is not None and not (callable(value) or isinstance(value, numbers.Real)):
-            raise TypeError(f"{name} must be a number, a callable, a list or a dict, got "
-                            f"{type(value).__name__}")
-        return [value] * n
+        return self._solve_on_grid(n_points)
 
     def _n_variables(self) -> int:
         """n, the number of scalar variables of the program."""
         return sum(v.size for v in self.master.variables)
-
-    def _oracle(self, oracle, constants):
-        if oracle is None:
-            oracle = self._default_oracle(constants)
-        if isinstance(oracle, str):
-            makers = {"ipopt": MultiStartOracle, "grid": lambda: GridOracle(size=GRID_SIZE),
-                      "lipschitz": LipschitzOracle, "dense": DenseSampleOracle,
-                      "sets": SetSearchOracle, "affine": AffineOracle}
-            if oracle not in makers:
-                raise ValueError(f"oracle must be one of {sorted(makers)} or an object with a "
-                                 f"price(pricing_round) method, got {oracle!r}")
-            if oracle == "lipschitz" and any(c is None for c in constants):
-                raise ValueError("lipschitz: oracle='lipschitz' needs a Lipschitz constant for "
-                                 "every semi-infinite constraint")
-            return makers[oracle]()
-        if not isinstance(oracle, Oracle):
-            raise TypeError(f"oracle must be a name or an object with a price(pricing_round) "
-                            f"method, got {type(oracle).__name__}")
-        return oracle
-
-    def _default_oracle(self, constants):
-        """``"lipschitz"`` where a constraint states a constant, ``"grid"`` (exact) where
-        every index set is finite, a :class:`~sipkl.sip.sets_pricing.SetSearchOracle` where
-        some index set is beyond a box (a polytope, an ellipsoid, a product: the box oracles
-        would search its bounding box), ``"dense"`` where every index set has dimension ≤ 2,
-        else ``"ipopt"``."""
-        sets = [c.T for c in self.semi_infinite]
-        beyond = [T for T in sets if isinstance(T, ConvexSet)]
-        if any(c is not None for c in constants):
-            if beyond:
-                raise ValueError(f"lipschitz: the Lipschitz oracle searches boxes, not "
-                                 f"{beyond[0]!r}: leave lipschitz out over such sets")
-            return "lipschitz"
-        if all(T.finite for T in sets):
-            return "grid"
-        if beyond:
-            return SetSearchOracle()
-        return "dense" if all(T.dim <= DENSE_DIM for T in sets) else "ipopt"
-
-    def _initial_columns(self, initial_points) -> list[Column]:
-        if initial_points is None:
-            n = self._n_variables() + 1
-            return [Column.make(c.T, t) for c in self.semi_infinite
-                    for t in c.T.initial_points(n)]
-        points = self._per_constraint(list(initial_points), "initial_points")
-        columns = []
-        for c, rows in zip(self.semi_infinite, points):
-            rows = np.asarray(rows, dtype=float)
-            if rows.ndim == 1:  # m points of a 1-D set, or one point
-                rows = rows[:, None] if c.T.dim == 1 else rows[None, :]
-            if rows.ndim != 2 or rows.shape[1] != c.T.dim:
-                raise ValueError(f"initial_points: the points of constraint {c.name!r} must be "
-                                 f"an (m, {c.T.dim}) array, got shape {rows.shape}")
-            lower, upper = c.T.param_bounds()
-            if not np.all(np.isfinite(rows)) or np.any(rows < lower) or np.any(rows > upper) \
-                    or not (c.T.finite or np.all(c.T.contains(rows))):
-                raise ValueError(f"initial_points: the points of constraint {c.name!r} must "
-                                 f"lie in {c.T!r}")
-            columns += [Column.make(c.T, t) for t in rows]
-        return columns
 
     def _reduce(self, result: SIPResult, cut: float) -> None:
         """The local reduction phase (:func:`~sipkl.sip.reduction.reduce_locally`) from
@@ -456,21 +592,10 @@ class SemiInfiniteProgram:
 
     def _result(self, cg, check_points=None) -> SIPResult:
         """The :class:`SIPResult` of an engine result (variables set to its values)."""
-        sol, model = cg.master, cg.master.model  # model None: a failed first solve
+        model = cg.master.model  # None: a failed first solve
         for variable, value in zip(self.master.variables, [] if model is None else model.values):
             variable.value = value
-        groups = self.master.groups(cg.columns)
-        points = [np.array([cg.columns[k].theta for k in g]).reshape(-1, c.T.dim)
-                  for c, g in zip(self.semi_infinite, groups)]
-        price = None if model is None else model.price
-        if check_points is None:
-            candidates = [] if cg.pricing is None else cg.pricing.columns
-            check_points = [np.vstack([p] + [np.array([k.theta]) for k in candidates
-                                             if k.family is c.T]).reshape(-1, c.T.dim)
-                            for c, p in zip(self.semi_infinite, points)]
-        violation = np.nan if price is None else max(
-            (float(c.values(p.x, t).max()) for c, p, t in
-             zip(self.semi_infinite, price, check_points) if len(t)), default=-np.inf)
+        located = self._located(cg, check_points)  # g at the variables' values (closures)
         status, message = cg.status, cg.message
         # the master's failed solve is the run's last attempt (its status: cvxpy's)
         failed = cg.attempts[-1][1].status if cg.status is RunStatus.MASTER_FAILED else None
@@ -493,26 +618,8 @@ class SemiInfiniteProgram:
                         "unbounded, as the semi-infinite program appears to be (no proof: "
                         "more index points could bound it)"
                         + (f"; direction: {_format(direction)}" if direction else ""))
-        return SIPResult(
-            x={v.name(): v.value for v in self.master.variables}, objective=sol.objective,
-            status=status, success=status.success, message=message, points=points,
-            multipliers=[np.asarray(cg.weights)[g] for g in groups], max_violation=violation,
-            upper_bound=cg.upper_bound, violation_proved=cg.upper_bound is not None,
-            lower_bound=None, reduction=None, bracket=None,
-            scales=[] if price is None else [p.scale for p in price],
-            nit=cg.nit, history=cg.history, attempts=cg.attempts, gap=cg.gap)
-
-
-class _Unpriced:
-    """A master that solves like ``master`` and prices nothing (a fixed set of columns)."""
-
-    def __init__(self, master):
-        self.master = master
-
-    def solve(self, columns, warm_start=None):
-        solution = self.master.solve(columns, warm_start)
-        solution.price = None
-        return solution
+        return self._assemble(cg, located, {v.name(): v.value for v in self.master.variables},
+                              status, message)
 
 
 def _format(direction: dict) -> str:
@@ -520,9 +627,3 @@ def _format(direction: dict) -> str:
     return ", ".join(f"{name} = {np.asarray(v).tolist()}"
                      for name, v in direction.items())
 
-
-def _owned(constraint: SemiInfiniteConstraint, name: str) -> SemiInfiniteConstraint:
-    """A copy of ``constraint`` named ``name`` with an index set of its own."""
-    owned = copy.copy(constraint)
-    owned.name, owned.T = name, constraint.T.named(name)
-    return owned

@@ -39,7 +39,7 @@ from cvxpy.transforms import linearize
 
 from ..solvers import Status, solve_cvxpy
 from .constraint import FD_STEP
-from .sampled import DenseSampleOracle, _hessians, climb
+from .sampled import DenseSampleOracle, climb, pricing_hessians
 from .space import ConstraintPrice, IndexPointPricing
 
 #: Newton rounds at most
@@ -158,7 +158,7 @@ def _checked(master, oracle, active, scales, cut):
     rounds), and per constraint the largest relative value found."""
     largest = np.empty(len(active))
     for j, (sic, scale, ts) in enumerate(zip(master.semi_infinite, scales, active)):
-        problem = IndexPointPricing(sic, ConstraintPrice(_numeric(sic.x), scale))
+        problem = IndexPointPricing(sic, ConstraintPrice(sic.x_value(), scale))
         where, value = oracle.search(problem, ts)
         largest[j] = value[0]
         active[j] = np.vstack([ts, where[value > cut]])
@@ -182,14 +182,14 @@ def _maximizer(master, j: int, t: np.ndarray, scale: float) -> ReducedPoint:
     """The local maximizer of g_j(x_k, ·) near ``t`` (Newton steps), its free coordinates,
     and the root R of −A⁻¹ there (``None`` where A is not negative definite)."""
     sic = master.semi_infinite[j]
-    problem = IndexPointPricing(sic, ConstraintPrice(_numeric(sic.x), scale))
+    problem = IndexPointPricing(sic, ConstraintPrice(sic.x_value(), scale))
     t = climb(problem, t[None]).x[0]
     lower, upper = problem.lower, problem.upper
     width = upper - lower
     free = np.flatnonzero((t - lower > FACE_RTOL * width) & (upper - t > FACE_RTOL * width))
     point = ReducedPoint(j, t, free)
     if len(free):
-        A = _hessians(problem)(t[None], free)[0] * scale  # raw units: g, not g/s
+        A = pricing_hessians(problem)(t[None], free)[0] * scale  # raw units: g, not g/s
         eigenvalues, vectors = np.linalg.eigh(0.5 * (A + A.T))
         if eigenvalues.max() < -1e-8 * np.abs(eigenvalues).max():
             point.root = vectors.T / np.sqrt(-eigenvalues)[:, None]
@@ -236,11 +236,6 @@ def _t_gradient(sic, r: ReducedPoint) -> cp.Expression:
     q = len(r.free)
     gradient = cp.multiply(values[:q] - values[q:], 1.0 / (2.0 * step))
     return gradient if gradient.is_affine() else linearize(gradient)
-
-
-def _numeric(x):
-    """The numeric value of a constraint's ``x`` (a cvxpy expression or a tuple of them)."""
-    return tuple(v.value for v in x) if isinstance(x, (tuple, list)) else x.value
 
 
 def _set(variables, values) -> None:

@@ -30,7 +30,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
-from .constraint import SemiInfiniteConstraint
+from .constraint import IndexConstraint, SemiInfiniteConstraint
 from .index_sets import Box, Budget, ConvexSet, Ellipsoid, Polytope, Product
 
 
@@ -68,7 +68,7 @@ def robust_counterpart(constraint: SemiInfiniteConstraint) -> list:
 def robust_program(objective, semi_infinite, constraints=()) -> cp.Problem:
     """The cvxpy problem with every semi-infinite constraint replaced by its robust
     counterpart (:func:`robust_counterpart`)."""
-    sics = [semi_infinite] if isinstance(semi_infinite, SemiInfiniteConstraint) \
+    sics = [semi_infinite] if isinstance(semi_infinite, IndexConstraint) \
         else list(semi_infinite)
     robust = [c for sic in sics for c in robust_counterpart(sic)]
     return cp.Problem(objective, list(constraints) + robust)

@@ -49,8 +49,8 @@ class DenseSampleOracle(OracleBase):
     least as large as its 2p (p = 1) or 3^p − 1 neighbours) and the constraint's current
     index points (the exchange step: an active point follows the maximizer it sits near)
     climb together by projected Newton steps on the scaled g, with its t-gradient (stated or
-    by differences, :meth:`~sipkl.sip.SemiInfiniteConstraint.gradients`) and its t-Hessian by
-    second differences of the gradient where g states one, else of the values
+    by differences, :meth:`~sipkl.sip.constraint.IndexConstraint.gradients`) and its
+    t-Hessian by second differences of the gradient where g states one, else of the values
     (:func:`value_hessians`). The best distinct end points above the engine's cut are the
     candidates (no proof: ``upper_bound`` is ``None``).
 
@@ -122,8 +122,8 @@ def climb(problem, starts: np.ndarray):
     if not isinstance(problem.family, Box):
         raise ValueError(f"the local reduction (solve(reduce=True)) works on boxes only, not "
                          f"on {problem.family!r}: solve with reduce=False")
-    return newton_box(problem.values_and_grads, _hessians(problem), starts, problem.lower,
-                      problem.upper, tol=NEWTON_TOL, max_iter=NEWTON_ITER)
+    return newton_box(problem.values_and_grads, pricing_hessians(problem), starts,
+                      problem.lower, problem.upper, tol=NEWTON_TOL, max_iter=NEWTON_ITER)
 
 
 def local_maxima(values: np.ndarray) -> np.ndarray:
@@ -181,7 +181,7 @@ def value_hessians(fun, points: np.ndarray, lower: np.ndarray, upper: np.ndarray
     return H
 
 
-def _hessians(problem):
+def pricing_hessians(problem):
     """``H(points, coords)`` of the scaled g: the pricing problem's own (differences of a
     stated t-gradient), else second differences of its values (:func:`value_hessians`)."""
     stated = problem.hessian_batch()

@@ -35,7 +35,7 @@ import numpy as np
 from ..contracts import OracleBase, OracleResult, PricingRound
 from ..oracles.common import best_distinct
 from ..solvers import Status
-from .index_sets import Box, ConvexSet, _spread
+from .index_sets import Box, ConvexSet, spread_points
 from .sampled import DenseSampleOracle
 from .set_search import projection, refine_in_set
 
@@ -78,7 +78,7 @@ def affine_model(problem) -> AffineModel:
     p, centre, frame = T.dim, T.centre(), T.frame()
     axes = np.vstack([0.5 * np.eye(p), -0.5 * np.eye(p)])
     design = np.vstack([centre[None], T.from_cube(axes)])
-    check = T.from_cube(2.0 * _spread(p, CHECK_POINTS + 1)[1:] - 1.0)
+    check = T.from_cube(2.0 * spread_points(p, CHECK_POINTS + 1)[1:] - 1.0)
     values = problem.values(np.vstack([design, check]))
     offsets = np.linalg.solve(frame, (design - centre).T).T
     matrix = np.c_[np.ones(len(design)), offsets]

@@ -17,13 +17,15 @@ from typing import Optional
 import numpy as np
 
 from ..contracts import Column, PricingProblemBase
-from .constraint import SemiInfiniteConstraint
+from .constraint import IndexConstraint
 
 
 @dataclass
 class ConstraintPrice:
-    """What pricing constraint j needs of a master solution: the numeric values of its
-    ``x`` (the same structure as the constraint's ``x``) and its scale s_j."""
+    """What pricing constraint j needs of a master solution: the numeric x_k at which g_j is
+    priced (the master's solution: for a cvxpy constraint, the values of its ``x`` in the same
+    structure; for a NumPy one, the array x) and its scale s_j. Pricing reads x_k here, never
+    from the constraint."""
 
     x: object
     scale: float
@@ -44,7 +46,7 @@ class IndexPointPricing(PricingProblemBase):
     regularizer = None
     value_scale = 1.0
 
-    def __init__(self, constraint: SemiInfiniteConstraint, price: ConstraintPrice,
+    def __init__(self, constraint: IndexConstraint, price: ConstraintPrice,
                  lipschitz: Optional[float] = None):
         self.constraint, self.x, self.scale = constraint, price.x, price.scale
         self.family = constraint.T
@@ -71,9 +73,9 @@ class IndexPointPricing(PricingProblemBase):
     def hessian_batch(self, dtype=np.float64):
         """``H(points, coords) -> (m, q, q)``, the Hessians of the scaled g on the coordinates
         ``coords`` (by differences of the stated t-gradient, see
-        :meth:`SemiInfiniteConstraint.hessians`; ``dtype`` ignored), or ``None`` when the
-        constraint states no t-gradient: the IPOPT oracle then refines by projected Newton
-        steps instead of projected gradient ones."""
+        :meth:`~sipkl.sip.constraint.IndexConstraint.hessians`; ``dtype`` ignored), or
+        ``None`` when the constraint states no t-gradient: the IPOPT oracle then refines by
+        projected Newton steps instead of projected gradient ones."""
         if self.constraint.grad_t is None:
             return None
         return self._hessians
@@ -98,13 +100,14 @@ class IndexPointSpace:
     per column (``forget`` has nothing to drop).
 
     ``lipschitz`` holds, per constraint, ``None``, a number L, or a callable ``L(x)`` of the
-    constraint's numeric x: a Lipschitz constant of t ↦ g(x, t) in the Euclidean norm, which
-    the user states and :class:`~sipkl.sip.LipschitzOracle` turns into a proven bound.
+    numeric x_k at which the constraint is priced (its price's ``x``): a Lipschitz constant
+    of t ↦ g(x, t) in the Euclidean norm, which the user states and
+    :class:`~sipkl.sip.LipschitzOracle` turns into a proven bound.
     """
 
     X = None
 
-    def __init__(self, constraints: list[SemiInfiniteConstraint], lipschitz=None):
+    def __init__(self, constraints: list[IndexConstraint], lipschitz=None):
         self.constraints = list(constraints)
         self.families = [c.T for c in self.constraints]
         self.lipschitz = [None] * len(self.constraints) if lipschitz is None else list(lipschitz)
@@ -136,7 +139,7 @@ class IndexPointSpace:
                          f"{[c.name for c in self.constraints]}")
 
 
-def _constant(lipschitz, constraint: SemiInfiniteConstraint, x) -> Optional[float]:
+def _constant(lipschitz, constraint: IndexConstraint, x) -> Optional[float]:
     """The stated Lipschitz constant at ``x`` (a number, or ``lipschitz(x)``), checked."""
     if lipschitz is None:
         return None

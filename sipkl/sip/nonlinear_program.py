@@ -1,0 +1,263 @@
+"""Smooth semi-infinite programs that are not convex, written once in NumPy, solved on the
+same engine as :class:`~sipkl.sip.SemiInfiniteProgram` with a local NLP master:
+
+    min f(x)  s.t.  c_k(x) ≤ 0 (or = 0),  lower ≤ x ≤ upper,  g_j(x, t) ≤ 0 for all t ∈ T_j.
+
+The column space, the pricing problems and the oracles are those of the convex program
+(:class:`~sipkl.sip.space.IndexPointSpace`, :class:`~sipkl.sip.program.ProgramBase`): a
+:class:`~sipkl.sip.NonlinearConstraint` is an :class:`~sipkl.sip.constraint.IndexConstraint`
+whose ``g`` is a NumPy function of a NumPy ``x``, so t ↦ g_j(x_k, t)/s_j is priced by the
+same code. Only the master differs: :class:`~sipkl.sip.NonlinearMaster` imposes each
+constraint at the current index points and solves the finite, smooth, possibly non-convex
+program locally (:mod:`sipkl.solvers.nlp`), from the previous round's x, with the
+multipliers of the index points as the columns' weights. x-derivatives that the user does
+not state are taken by the complex step or central differences (:mod:`sipkl.sip.derivatives`).
+
+A local solver proves a local statement only: the run ends ``converged_local`` (or
+``stationary_point`` with a proven pricing bound) and never ``certified_optimal``; the
+master's value bounds nothing (``lower_bound`` is ``None``); a master that finds no
+feasible point has found none locally (``master_failed`` with the solver's message, never
+``infeasible``).
+"""
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from scipy.optimize import Bounds
+
+from ..contracts import MasterSolution
+from ..run_status import RunStatus
+from ..solvers.nlp import ALL_METHODS, METHODS
+from .constraint import IndexConstraint, checked_callable
+from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
+from .nonlinear_master import NonlinearMaster
+from .program import ProgramBase, SIPResult
+from .space import IndexPointSpace
+
+
+class NonlinearSemiInfiniteProgram(ProgramBase):
+    """``min f(x)`` subject to smooth semi-infinite constraints ``g_j(x, t) ≤ 0`` for all
+    ``t ∈ T_j``, finite constraints and bounds, all written in NumPy, not necessarily convex:
+    the same exchange method as :class:`~sipkl.sip.SemiInfiniteProgram` (its oracles, its
+    column space, its engine), with the local NLP master :class:`~sipkl.sip.NonlinearMaster`.
+
+    Parameters
+    ----------
+    f : callable
+        ``f(x) -> float`` for a NumPy x of length n.
+    constraints : NonlinearConstraint or list of them
+        Each with its own index set (unnamed ones are called ``"g0"``, ``"g1"``, …).
+    x0 : array (n,)
+        The start of the first master (inside ``bounds``).
+    grad_f : callable, optional
+        ``grad_f(x) -> (n,)``; ``None``: the complex step or central differences (see
+        :mod:`sipkl.sip.derivatives`).
+    bounds : sequence of (lower, upper) pairs or scipy.optimize.Bounds, optional
+        One pair per variable, ``None`` or ±inf for no bound.
+    finite : FiniteConstraint, callable, or list of them
+        Finite constraints (a callable ``c(x)`` is ``FiniteConstraint(c)``: c(x) ≤ 0).
+
+    Examples
+    --------
+    Watson's problem 2 (Mitsos's test set): min x₁²/3 + x₂² + x₁/2 s.t.
+    (1 − x₁²t²)² − x₁t² − x₂² + x₂ ≤ 0 on [0, 1], not convex in x; the optimum
+    (3 − √5)/2 − 3/16 is at x = (−3/4, (1 − √5)/2), the active point t = 0:
+
+    >>> import numpy as np
+    >>> from sipkl.sip import Box, NonlinearConstraint, NonlinearSemiInfiniteProgram
+    >>> g = lambda x, t: (1 - x[0]**2 * t[:, 0]**2)**2 - x[0] * t[:, 0]**2 - x[1]**2 + x[1]
+    >>> program = NonlinearSemiInfiniteProgram(
+    ...     lambda x: x[0]**2 / 3 + x[1]**2 + x[0] / 2,
+    ...     NonlinearConstraint(g, Box([0.0], [1.0])), x0=[-1.0, -1.0])
+    >>> result = program.solve()
+    >>> result.status.value, bool(abs(result.objective - ((3 - 5**0.5) / 2 - 3 / 16)) < 1e-8)
+    ('converged_local', True)
+    """
+
+    def __init__(self, f: Callable, constraints, x0, *, grad_f: Callable = None, bounds=None,
+                 finite=()):
+        checked_callable(f, "f", optional=False)
+        checked_callable(grad_f, "grad_f")
+        sics = [constraints] if isinstance(constraints, IndexConstraint) else list(constraints)
+        if not sics or not all(isinstance(c, NonlinearConstraint) for c in sics):
+            raise TypeError("constraints must be a NonlinearConstraint or a non-empty list of "
+                            "them")
+        x0 = _start(x0)
+        lower, upper = _bounds(bounds, len(x0))
+        if np.any(x0 < lower) or np.any(x0 > upper):
+            outside = np.flatnonzero((x0 < lower) | (x0 > upper))[0]
+            raise ValueError(f"x0 must lie within the bounds: x0[{outside}] = {x0[outside]} is "
+                             f"outside [{lower[outside]}, {upper[outside]}]")
+        finite = [finite] if isinstance(finite, FiniteConstraint) or callable(finite) \
+            else list(finite)
+        finite = [copy.copy(c) if isinstance(c, FiniteConstraint) else FiniteConstraint(c)
+                  for c in finite]
+        for k, c in enumerate(finite):
+            c.name = f"c{k}" if c.name is None else c.name
+        names = [c.name for c in finite]
+        if len(set(names)) < len(names):
+            raise ValueError(f"finite: names must be distinct, got {names}")
+        super().__init__(f, sics, finite, "constraints")
+        self.master = NonlinearMaster(f, self.semi_infinite, x0, grad_f, lower, upper, finite)
+        self._check_start()
+
+    def _check_start(self) -> None:
+        """f, g, the finite constraints and their derivatives at x0 (g at the first index
+        points): finite numbers of the right shapes, else an error naming the argument."""
+        master, x0 = self.master, self.master.x0
+        value = np.asarray(master.f(x0), dtype=float)
+        if value.size != 1 or not np.isfinite(value).all():
+            raise ValueError(f"f must return one finite number, got {value.tolist()} at x0")
+        gradient = np.asarray(master.grad_f(x0), dtype=float) if master.grad_f is not None \
+            else master.objective_gradient(x0)
+        if gradient.shape != x0.shape or not np.all(np.isfinite(gradient)):
+            raise ValueError(f"grad_f must return {len(x0)} finite numbers, got "
+                             f"{gradient.tolist()} at x0")
+        n = len(x0)
+        for c in self.semi_infinite:
+            points = np.vstack([c.T.initial_points(n + 1), c.T.initial_points(1)])
+            c.values(x0, points)
+            c.jacobian(x0, points, master.typical)
+        for c in master.finite:
+            c.jacobian(x0, master.typical)
+
+    def _n_variables(self) -> int:
+        return len(self.master.x0)
+
+    def solve(self, oracle=None, *, tol: float = 1e-6, atol: float = 0.0, max_iter: int = 100,
+              time_limit: float = None, lipschitz=None, initial_points=None, n_price=None,
+              prune="increase", random_state=None, verbose: int = 0, callback=None,
+              methods: Sequence[str] = METHODS, checkpoint=None, resume=None) -> SIPResult:
+        """Solve by the exchange method on :class:`~sipkl.engine.ColumnGeneration` with the
+        local NLP master.
+
+        The options are those of :meth:`SemiInfiniteProgram.solve
+        <sipkl.sip.SemiInfiniteProgram.solve>` (``oracle``: default ``"dense"`` on index
+        sets of dimension ≤ 2, ``tol``, ``atol``, ``max_iter``, ``time_limit``,
+        ``lipschitz``, ``initial_points``, ``n_price``, ``prune``, ``random_state``,
+        ``verbose``, ``callback``, ``checkpoint``, ``resume``), less those of the convex
+        master (no local reduction, no bracket, no unboundedness test: the first master over
+        ``initial_points`` must have a solution), and ``methods``, the NLP back-ends tried in
+        order (see :class:`~sipkl.sip.NonlinearMaster` and :mod:`sipkl.solvers.nlp`).
+
+        Returns
+        -------
+        SIPResult
+            As for :meth:`SemiInfiniteProgram.solve <sipkl.sip.SemiInfiniteProgram.solve>`,
+            with ``x`` the array of the variables, ``finite_multipliers`` (one array per
+            finite constraint), ``differences`` (how each derivative was taken:
+            ``"stated"``, ``"complex-step"`` or ``"central"``), ``lower_bound`` ``None``
+            (a local master's value bounds nothing), and status ``converged_local`` (or
+            ``stationary_point`` with a proven pricing bound) at best.
+        """
+        self._check_tol(tol)
+        unknown = [m for m in methods if m not in ALL_METHODS] \
+            if not isinstance(methods, str) else [methods]
+        if unknown or not methods:
+            raise ValueError(f"methods must be a non-empty sequence of {list(ALL_METHODS)}, "
+                             f"got {methods!r}")
+        constants = self._per_constraint(lipschitz, "lipschitz")
+        n_price = self._n_price(n_price)
+        prune = self._prune(prune)
+        space = IndexPointSpace(self.semi_infinite, constants)
+        oracle = self._oracle(oracle, constants)
+        columns = self._initial_columns(initial_points)
+        self.master.methods = tuple(methods)
+        self.master.reset()
+        engine = self._engine(oracle, callback, tol=tol, atol=atol, max_iter=max_iter,
+                              time_limit=time_limit, n_price=n_price, prune=prune,
+                              verbose=verbose, random_state=random_state,
+                              checkpoint=checkpoint)
+        try:
+            return self._result(engine.run_space(space, columns, resume))
+        except RuntimeError:  # the engine's "failed before any master solution"
+            if self.master.failure is None:
+                raise
+            return self._failed(self.master.failure)
+
+    def solve_discretized(self, n_points: int = 101, methods: Sequence[str] = METHODS
+                          ) -> SIPResult:
+        """Solve the master once over the fixed grid :meth:`discretize` (see
+        :meth:`SemiInfiniteProgram.solve_discretized
+        <sipkl.sip.SemiInfiniteProgram.solve_discretized>`), locally, from ``x0``."""
+        self.master.methods = tuple(methods)
+        try:
+            return self._solve_on_grid(n_points)
+        except RuntimeError:
+            if self.master.failure is None:
+                raise
+            return self._failed(self.master.failure)
+
+    def _differences(self) -> dict:
+        """How each x-derivative was taken, by name."""
+        master = self.master
+        found = {"f": "stated" if master.grad_f is not None else master.differences}
+        found.update({c.name: "stated" if c.jac_g is not None else c.differences
+                      for c in self.semi_infinite})
+        found.update({c.name: "stated" if c.jac is not None else c.differences
+                      for c in master.finite})
+        return found
+
+    def _result(self, cg, check_points=None) -> SIPResult:
+        """The :class:`~sipkl.sip.SIPResult` of an engine result."""
+        located = self._located(cg, check_points)
+        message = cg.message + ("; the masters are solved by a local NLP method: at best a "
+                                "local solution, and no bound on the optimum")
+        if cg.status is RunStatus.MASTER_FAILED:  # the back-ends' tries of the failed solve
+            tried = [a for it, a in cg.attempts if it == cg.attempts[-1][0]
+                     and a.solver in ALL_METHODS]
+            message += "; the failed master's tries: " + "; ".join(
+                f"{a.solver}: {a.status.value} ({a.message})" for a in tried)
+        model = cg.master.model
+        return self._assemble(cg, located, model.x.copy(), cg.status, message,
+                              finite_multipliers=model.finite_multipliers,
+                              differences=self._differences())
+
+    def _failed(self, failure: MasterSolution) -> SIPResult:
+        """The result of a run whose first master solve failed in every back-end."""
+        tried = "; ".join(f"{a.solver}: {a.status.value} ({a.message})"
+                          for a in failure.attempts)
+        return SIPResult(
+            x=None, objective=np.nan, status=RunStatus.MASTER_FAILED, success=False,
+            message=("the first restricted master failed in every NLP back-end (a local "
+                     f"method: no proof that the program is infeasible): {tried}"),
+            points=[], multipliers=[], max_violation=np.nan, upper_bound=None,
+            violation_proved=False, lower_bound=None, reduction=None, bracket=None, scales=[],
+            finite_multipliers=[], differences=self._differences(), nit=1, history={},
+            attempts=[(0, a) for a in failure.attempts], gap=np.nan)
+
+
+def _start(x0) -> np.ndarray:
+    try:
+        x0 = np.asarray(x0, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(f"x0 must be an array of numbers, got {x0!r}") from None
+    if x0.ndim != 1 or x0.size == 0:
+        raise ValueError(f"x0 must be a non-empty 1-D array (n,), got shape {x0.shape}")
+    if not np.all(np.isfinite(x0)):
+        raise ValueError(f"x0 must be finite, got {x0.tolist()}")
+    return x0
+
+
+def _bounds(bounds, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(lower, upper) of ``bounds``: None, a scipy Bounds, or n pairs (None: no bound)."""
+    if bounds is None:
+        return np.full(n, -np.inf), np.full(n, np.inf)
+    if isinstance(bounds, Bounds):
+        lower, upper = (np.broadcast_to(np.asarray(b, dtype=float), (n,)).copy()
+                        for b in (bounds.lb, bounds.ub))
+    else:
+        pairs = list(bounds)
+        if len(pairs) != n or not all(isinstance(p, (tuple, list)) and len(p) == 2
+                                      for p in pairs):
+            raise ValueError(f"bounds must be {n} (lower, upper) pairs, one per variable of "
+                             f"x0, got {bounds!r}")
+        lower = np.array([-np.inf if lo is None else lo for lo, _ in pairs], dtype=float)
+        upper = np.array([np.inf if hi is None else hi for _, hi in pairs], dtype=float)
+    if np.any(np.isnan(lower)) or np.any(np.isnan(upper)) or np.any(lower > upper) \
+            or np.any(lower == np.inf) or np.any(upper == -np.inf):
+        raise ValueError(f"bounds are inconsistent: need lower ≤ upper, not NaN, got lower "
+                         f"{lower.tolist()} and upper {upper.tolist()}")
+    return lower, upper

@@ -1,0 +1,34 @@
+"""The natural scales of a semi-infinite program's numbers, as both restricted masters take
+them (:class:`~sipkl.sip.master.DiscretizedMaster`, cvxpy, and
+:class:`~sipkl.sip.NonlinearMaster`, NumPy): each constraint's scale s_j and the objective's
+σ_f are sums of the magnitudes of their terms at the master's solution, so that the engine's
+cut ``tol·1 + atol`` and the solvers' tolerances mean the same in any units.
+
+Two rules are shared: a magnitude of 0 (or not finite) is no scale, and 1 serves
+(:func:`positive_scale`); and σ_f is kept where the objective's magnitude collapses, an
+optimal value of 0 reached up to round-off (:func:`next_objective_scale`).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+#: an objective magnitude below this fraction of the current objective scale has collapsed (an
+#: optimal value of 0, reached up to round-off, e.g. |z| = 1e-16): the scale is kept, since
+#: dividing by it would make the next master's objective meaningless
+SCALE_COLLAPSE = 1e-6
+
+
+def positive_scale(scale: float) -> float:
+    """``scale``, or 1 where it is 0 or not finite (no magnitude to be relative to)."""
+    return scale if np.isfinite(scale) and scale > 0 else 1.0
+
+
+def next_objective_scale(current: Optional[float], magnitude: float) -> float:
+    """σ_f of the next solve: ``magnitude`` (the objective's at this solution), unless it has
+    collapsed below ``SCALE_COLLAPSE`` times the ``current`` σ_f (then ``current``, kept);
+    ``magnitude`` where there is no current σ_f (``None``: a run's first)."""
+    if current is None or magnitude >= SCALE_COLLAPSE * current:
+        return magnitude
+    return current
