@@ -30,6 +30,12 @@ The budgets (:data:`BUDGETS` holds the defaults):
 ``cache_block_elements`` (2¹⁵, 256 kB)
     Elements of one block of a pass over pairwise distances that should stay in the core's
     cache.
+``thread_block_elements`` (2¹⁶, 512 kB)
+    Elements of one block of a pass over a large array that the worker threads share
+    (:mod:`sipkl.threads`): the entries of K(d) = Σ d_m K_m, the rows of a Gram matrix
+    formed from its distances, the rows of the squared differences of the pairs. Fixed, not
+    derived from the number of threads (the results do not depend on it); 16 blocks per
+    10⁶ entries, a 1000 × 1000 Gram matrix.
 ``pricing_chunk_elements`` (2¹⁸)
     Elements of the temporary (parameters × pairs) block of the batched pricers: small
     enough for the block and its rows of Δ to stay in cache between the two products, large
@@ -52,6 +58,15 @@ The budgets (:data:`BUDGETS` holds the defaults):
     The Newton hinge master falls back to the QCQP master (eigen-factors of every Gram
     matrix, O(n³) per column) only up to this many samples; beyond, its stopped solution is
     reported as is.
+``threads`` (1, at least 1)
+    Worker threads of the compute layer (the blocks of pairs of a pricer, the blocks of rows
+    of a Gram matrix, the Gram matrices of a sweep) for code run outside an estimator: the
+    engine used directly, a pricer called by hand (:mod:`sipkl.threads`; a pool of that size
+    is made on first use and kept by the process). An estimator's ``n_jobs`` sets the threads
+    of its own fit instead (:func:`sipkl.threads.thread_pool`, the pool made and shut down by
+    the fit), whatever this budget. Like the others it never changes what is computed: the
+    blocks do not depend on it, and their partial sums are added in the blocks' order, so the
+    results are the same to the bit at any number of threads.
 """
 from __future__ import annotations
 
@@ -65,13 +80,18 @@ BUDGETS = {
     "lazy_block_elements": 2 ** 22,
     "row_block_elements": 2 ** 20,
     "cache_block_elements": 2 ** 15,
+    "thread_block_elements": 2 ** 16,
     "pricing_chunk_elements": 2 ** 18,
     "pair_elements": 2 ** 24,
     "point_thetas": 16,
     "working_set_start": 1000,
     "working_set_min_n": 2000,
     "qcqp_fallback_max_n": 1000,
+    "threads": 1,
 }
+
+#: the least value of each budget that has one above 0
+_LEAST = {"threads": 1}
 
 _config = dict(BUDGETS)
 
@@ -87,13 +107,15 @@ def budget(name: str) -> int:
 
 
 def set_config(**budgets) -> None:
-    """Set budgets by name (the others keep their values); each a non-negative integer."""
+    """Set budgets by name (the others keep their values); each a non-negative integer
+    (``threads`` at least 1)."""
     for name, value in budgets.items():
         if name not in BUDGETS:
             raise ValueError(f"{name}: not a budget of sipkl (known: {sorted(BUDGETS)})")
+        least = _LEAST.get(name, 0)
         if not (isinstance(value, numbers.Integral) and not isinstance(value, bool)
-                and value >= 0):
-            raise ValueError(f"{name} must be an integer ≥ 0, got {value!r}")
+                and value >= least):
+            raise ValueError(f"{name} must be an integer ≥ {least}, got {value!r}")
     _config.update({name: int(value) for name, value in budgets.items()})
 
 

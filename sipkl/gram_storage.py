@@ -24,6 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .lazy_gram import LazyGram, combined_gram
+from .threads import ordered_map
 
 
 class GramStorage(Sequence):
@@ -47,8 +48,10 @@ class GramStorage(Sequence):
 
     def products(self, w) -> np.ndarray:
         """The columns K_m w (n × M): matrix-vector products, no copy of any Gram block (a
-        lazy Gram matrix computes only its columns on the support of w)."""
-        return np.column_stack([K @ w for K in self._grams])
+        lazy Gram matrix computes only its columns on the support of w); the matrices on the
+        worker threads in force (:mod:`sipkl.threads`: each product is the same whichever
+        thread makes it)."""
+        return np.column_stack(list(ordered_map(lambda K: K @ w, self._grams)))
 
 
 class DenseGrams(GramStorage):

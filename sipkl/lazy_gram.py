@@ -11,6 +11,12 @@ n = 10 000). The hinge-loss masters read of it only
 holds one n × n matrix (K(d)) whatever its number of columns. :func:`add_scaled` is the one
 accumulation both a cached Gram matrix (an ndarray) and a :class:`LazyGram` support;
 ``K @ w`` is the other.
+
+Both go block by block — of rows of a lazy matrix (the budget ``lazy_block_elements``), of
+consecutive entries of one held as an array (``thread_block_elements``) — and the blocks
+are computed by the worker threads in force (:mod:`sipkl.threads`). A block is a disjoint part
+of the result, and within it the matrices are added in their order, so every entry is the
+same sum, in the same order, at any number of threads.
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ from scipy.linalg.blas import daxpy
 from .config import budget
 from .kernels.base import KernelFamily
 from .kernels.pricers import row_blocks
+from .threads import ordered_map
 
 
 class LazyGram:
@@ -40,8 +47,16 @@ class LazyGram:
     def blocks(self, Y: np.ndarray):
         """``(rows, K(θ; X[rows], Y))`` for consecutive slices ``rows`` of the points, each
         block of about ``lazy_block_elements`` entries (a budget of :mod:`sipkl.config`)."""
-        for rows in row_blocks(len(self.X), len(Y), budget("lazy_block_elements")):
-            yield rows, self.family.gram_from(self.family.geometry(self.X[rows], Y), self.theta)
+        for rows in self.row_blocks(Y):
+            yield rows, self.block(rows, Y)
+
+    def row_blocks(self, Y: np.ndarray) -> list[slice]:
+        """The slices ``rows`` of :meth:`blocks`."""
+        return row_blocks(len(self.X), len(Y), budget("lazy_block_elements"))
+
+    def block(self, rows: slice, Y: np.ndarray) -> np.ndarray:
+        """K(θ; X[rows], Y)."""
+        return self.family.gram_from(self.family.geometry(self.X[rows], Y), self.theta)
 
     def restricted(self, index) -> "LazyGram":
         """K(θ) on the points ``X[index]``: the submatrix ``K[np.ix_(index, index)]``, lazy."""
@@ -59,8 +74,12 @@ class LazyGram:
         support = np.flatnonzero(w)
         out = np.zeros(self.shape[0])
         if support.size:
-            for rows, block in self.blocks(self.X[support]):
-                out[rows] = block @ w[support]
+            Y, w_S = self.X[support], w[support]
+
+            def rows_of_product(rows):  # disjoint rows of K w: any thread, any order
+                out[rows] = self.block(rows, Y) @ w_S
+            for _ in ordered_map(rows_of_product, self.row_blocks(Y)):
+                pass
         self._last_product = (w.copy(), out.copy())
         return out
 
@@ -80,20 +99,50 @@ def restrict(K, index):
 
 def add_scaled(out: np.ndarray, K, weight: float) -> np.ndarray:
     """``out += weight · K`` in place (``out`` C-contiguous float64), for a Gram matrix ``K``
-    held as an array (one BLAS axpy) or a :class:`LazyGram` (one axpy per block of rows, the
-    same arithmetic); returns ``out``."""
-    blocks = K.blocks(K.X) if isinstance(K, LazyGram) else [(slice(None), K)]
-    for rows, block in blocks:
-        daxpy(np.ascontiguousarray(block, dtype=float).reshape(-1), out[rows].reshape(-1),
-              a=float(weight))
-    return out
+    held as an array (BLAS axpy on blocks of consecutive entries) or a :class:`LazyGram` (one
+    axpy per block of rows, the same arithmetic); returns ``out``."""
+    return _add_all(out, [(K, weight)])
 
 
 def combined_gram(grams, d) -> np.ndarray:
-    """K(d) = Σ_{d_m > 0} d_m K_m, accumulated in place (:func:`add_scaled`: one BLAS axpy
-    per Gram matrix held as an array, blocks of rows of a lazy one)."""
+    """K(d) = Σ_{d_m > 0} d_m K_m, accumulated in place (:func:`add_scaled`'s axpys, block by
+    block: each block of the result gets every matrix in turn, in their order, while it is in
+    the cache; the blocks on the worker threads in force)."""
     Kd = np.zeros(np.shape(grams[0]))
-    for dm, K in zip(d, grams):
-        if dm > 0:
-            add_scaled(Kd, K, dm)
-    return Kd
+    return _add_all(Kd, [(K, dm) for dm, K in zip(d, grams) if dm > 0])
+
+
+def _add_all(out: np.ndarray, terms) -> np.ndarray:
+    """``out += Σ weight · K`` over the ``(K, weight)`` of ``terms``, in their order for every
+    entry. Blocks of the result: of consecutive entries (``thread_block_elements``, a budget
+    of :mod:`sipkl.config`) where every K is an array, else the blocks of rows of the lazy
+    ones (:meth:`LazyGram.row_blocks`); the blocks on the worker threads in force, each
+    adding every term by one BLAS axpy (whose result for an entry does not depend on where a
+    block starts: the same bits at any number of threads, and as one axpy per matrix)."""
+    if not terms:
+        return out
+    lazy = [K for K, _ in terms if isinstance(K, LazyGram)]
+    if lazy:
+        blocks = lazy[0].row_blocks(lazy[0].X)
+        terms = [(K, float(weight)) for K, weight in terms]
+
+        def add_rows(rows):
+            target = out[rows].reshape(-1)
+            for K, weight in terms:
+                block = K.block(rows, K.X) if isinstance(K, LazyGram) else K[rows]
+                daxpy(np.ascontiguousarray(block, dtype=float).reshape(-1), target, a=weight)
+        for _ in ordered_map(add_rows, blocks):
+            pass
+        return out
+    flat_out = out.reshape(-1)
+    flats = [(np.ascontiguousarray(K, dtype=float).reshape(-1), float(weight))
+             for K, weight in terms]
+    step = max(1, budget("thread_block_elements"))
+
+    def add_entries(start):
+        target = flat_out[start:start + step]
+        for flat, weight in flats:
+            daxpy(flat[start:start + step], target, a=weight)
+    for _ in ordered_map(add_entries, range(0, flat_out.size, step)):
+        pass
+    return out

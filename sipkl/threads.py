@@ -1,18 +1,59 @@
-"""One BLAS thread for the thin products of column generation.
+"""Threads of a fit: one BLAS thread around the thin products, and a pool of worker threads
+for the blocks of the compute layer.
 
-The products inside a fit are small or thin (Gram matrices of a few hundred points, pairs ×
-dimensions times dimensions × starts, matrix-vector products): extra BLAS threads only add
-synchronization to them, which on a two-core machine made a chessboard fit 2× slower and
-single products up to 20× slower. The oracle, the Newton master and the workspace run their
-products inside :func:`one_blas_thread` (threadpoolctl, a dependency of scikit-learn).
-The loaded libraries are found once, on the first call: looking them up again costs a scan of
-the process's shared objects (milliseconds, hundreds of times per fit).
+**One BLAS thread.** The products inside a fit are small or thin (Gram matrices of a few
+hundred points, pairs × dimensions times dimensions × starts, matrix-vector products): extra
+BLAS threads only add synchronization to them, which on a two-core machine made a chessboard
+fit 2× slower and single products up to 20× slower. The oracle, the Newton master and the
+workspace run their products inside :func:`one_blas_thread` (threadpoolctl, a dependency of
+scikit-learn). The loaded libraries are found once, on the first call: looking them up again
+costs a scan of the process's shared objects (milliseconds, hundreds of times per fit). The
+limit is counted: the first of the threads that enter sets it, the last to leave restores it,
+so that fits in several threads at once (one-vs-rest classes, a user's own threads) neither
+lift it under one another nor leave it behind. (OpenBLAS 0.3.31 ignores a thread count set
+from a thread other than the main one once other threads have called it: the thread that
+calls ``fit`` — the main thread of a script — holds the limit while the workers run.)
+
+**Worker threads** (an estimator's ``n_jobs``). NumPy releases the GIL in its ufuncs (the
+exponentials) and in BLAS, so the blocks of pairs of a pricer, the blocks of rows of a Gram
+matrix and the Gram matrices of a sweep can be computed by threads, each with *one* BLAS
+thread (never n_jobs × BLAS threads; no process, no copy of the data). The rule that keeps a
+fit the same at every number of threads: the blocks are those of the serial code (their sizes
+come from the budgets of :mod:`sipkl.config`, never from the number of threads), each block's
+partial results are computed as the serial code computes them, and they are added in the
+order of the blocks, in the calling thread. The results are then bit-identical for every
+n_jobs, and the same as with no thread at all.
+
+What pays, measured on 16 cores (``benchmarks/ikl_threads.py --pricer``): the GIL is released
+for each NumPy call and taken back at its end, so a thread's gain is bounded by how much work
+one call does. The products K_m w of 1000 × 1000 Gram matrices (a millisecond each) ran 8×
+faster on 16 threads; the pricers' blocks of pairs (calls of 0.05–0.2 ms, sized by the
+budget ``pricing_chunk_elements`` for the cache) 1.5–2×; passes of a few tens of
+microseconds (K(d) by blocks, the Gram matrices' exponentials, the squared differences of
+the pairs) not at all, and the Hessians' blocks (q times smaller) lost a fifth: there the
+threads wait for one another's GIL.
+
+The pool is a context, not an argument: the estimators' ``fit`` open :func:`thread_pool` with
+their resolved ``n_jobs`` (:func:`effective_n_jobs`, scikit-learn's meaning), and the compute
+layer asks :func:`ordered_map` for its blocks, whatever the layers between (engine, oracle,
+pricing problem, family, pricer) — none of them takes a new argument. The pool in force
+belongs to the thread that opened it (a thread-local setting), so that fits running in
+several threads at once each use their own; code that runs in a pool's worker never submits to
+a pool again (it runs its blocks itself: no nested waits, no deadlock). Outside an estimator
+(the engine used directly, a pricer called by hand) the budget ``threads`` of
+:mod:`sipkl.config` gives the number of threads, served by a pool that the process keeps for
+that size (made on first use).
 """
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from functools import lru_cache
 
 from threadpoolctl import ThreadpoolController
+
+from .config import budget
 
 
 @lru_cache(maxsize=None)
@@ -20,6 +61,164 @@ def _controller() -> ThreadpoolController:
     return ThreadpoolController()
 
 
+_blas_lock = threading.Lock()
+_blas_users = 0  # threads (and nested contexts) inside one_blas_thread
+_blas_limits = None  # threadpoolctl's limiter while _blas_users > 0
+
+
+@contextmanager
 def one_blas_thread():
-    """Context manager limiting BLAS libraries to one thread (restored on exit)."""
-    return _controller().limit(limits=1, user_api="blas")
+    """Context manager limiting BLAS libraries to one thread (restored on exit, when the
+    last thread inside such a context leaves it)."""
+    global _blas_users, _blas_limits
+    with _blas_lock:
+        if _blas_users == 0:
+            _blas_limits = _controller().limit(limits=1, user_api="blas")
+        _blas_users += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_users -= 1
+            if _blas_users == 0:
+                _blas_limits.restore_original_limits()
+                _blas_limits = None
+
+
+def effective_n_jobs(n_jobs) -> int:
+    """The number of threads ``n_jobs`` asks for, with scikit-learn's meaning (joblib's
+    :func:`joblib.effective_n_jobs`, which scikit-learn's own ``n_jobs`` go through): ``None``
+    is 1 unless a ``joblib.parallel_config(n_jobs=…)`` context says otherwise, −1 all CPUs
+    (those this process may use), −2 all but one, and so on."""
+    if n_jobs is None or n_jobs != 1:
+        from joblib import effective_n_jobs as joblib_effective_n_jobs
+        return max(1, int(joblib_effective_n_jobs(n_jobs)))
+    return 1
+
+
+_UNSET = object()
+
+
+class _ThreadState(threading.local):
+    """``pool``: the :class:`_Pool` in force in this thread (``None``: its blocks in this
+    thread; :data:`_UNSET`: none opened here, the budget ``threads`` rules)."""
+
+    pool = _UNSET
+
+
+_local = _ThreadState()
+
+
+class _Pool:
+    """A ``ThreadPoolExecutor`` of ``size`` workers, each marked as a worker (code running in
+    it runs its blocks itself) and, where the BLAS library keeps its thread count per thread
+    (OpenBLAS built with OpenMP), limited to one BLAS thread in that thread."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self.executor = ThreadPoolExecutor(size, thread_name_prefix="sipkl",
+                                           initializer=_worker_setup)
+
+    def map(self, fn, items) -> list:
+        futures = [self.executor.submit(fn, item) for item in items]
+        try:
+            return [f.result() for f in futures]
+        finally:  # on an error: nothing still runs on the caller's buffers once it raises
+            for f in futures:
+                f.cancel()
+            wait(futures)
+
+    def shutdown(self) -> None:
+        self.executor.shutdown(wait=True)
+
+
+def _worker_setup() -> None:
+    _local.pool = None  # a worker runs its own blocks: never submits to a pool
+    # Where the count is per thread (OpenMP's), this thread's; elsewhere (OpenBLAS with
+    # pthreads, MKL) the count is the process's, set by the caller's one_blas_thread.
+    for lib in _controller().lib_controllers:
+        if (lib.user_api == "blas" and lib.internal_api == "openblas"
+                and lib.info().get("threading_layer") == "openmp"):
+            lib.set_num_threads(1)
+
+
+_shared_lock = threading.Lock()
+_shared: dict[int, _Pool] = {}  # the pools of the budget ``threads``, by size
+
+
+def _shared_pool(size: int) -> _Pool:
+    with _shared_lock:
+        if size not in _shared:
+            _shared[size] = _Pool(size)
+        return _shared[size]
+
+
+def _pool_in_force():
+    pool = _local.pool
+    if pool is _UNSET:  # nothing opened in this thread: the budget ``threads``
+        size = budget("threads")
+        return _shared_pool(size) if size > 1 else None
+    return pool
+
+
+@contextmanager
+def thread_pool(n_threads: int = None):
+    """Inside the ``with`` block, the compute layer of this thread runs its blocks on
+    ``n_threads`` worker threads (default: the budget ``threads``); 1: in this thread. The
+    pool is made on entry and shut down on exit (an estimator's fit opens one)."""
+    size = budget("threads") if n_threads is None else int(n_threads)
+    if size < 1:
+        raise ValueError(f"n_threads must be at least 1, got {n_threads!r}")
+    previous = _local.pool
+    pool = _Pool(size) if size > 1 else None
+    _local.pool = pool
+    try:
+        yield
+    finally:
+        _local.pool = previous
+        if pool is not None:
+            pool.shutdown()
+
+
+def n_threads() -> int:
+    """The number of threads the compute layer of this thread runs its blocks on."""
+    pool = _pool_in_force()
+    return 1 if pool is None else pool.size
+
+
+def ordered_map(fn, items):
+    """``fn(item)`` for each of ``items``, in their order: computed by the pool in force
+    (:func:`thread_pool`; the workers under one BLAS thread) where there is one and more than
+    one item, else one after the other in this thread (lazily: a serial caller keeps one
+    block's temporaries at a time). Add what it returns in this order for results that do not
+    depend on the number of threads."""
+    items = list(items)
+    pool = _pool_in_force() if len(items) > 1 else None
+    if pool is None:
+        return map(fn, items)
+    with one_blas_thread():
+        return iter(pool.map(fn, items))
+
+
+def map_tasks(fn, items, n_threads: int) -> list:
+    """``[fn(item) for item in items]`` for independent whole computations (the binary
+    problems of one-vs-rest): ``min(n_threads, len(items))`` threads run them, each inside a
+    :func:`thread_pool` of its own with the rest of the ``n_threads`` (``n_threads //`` that
+    many; 1: its blocks in its own thread), the results in the order of ``items``. With one
+    thread (or one item) they run one after the other in this thread, the item inside a pool
+    of all ``n_threads``."""
+    items = list(items)
+    outer = max(1, min(int(n_threads), len(items)))
+    inner = max(1, int(n_threads) // outer)
+
+    def one(item):
+        with thread_pool(inner):
+            return fn(item)
+    if outer == 1:
+        return [one(item) for item in items]
+    pool = _Pool(outer)
+    try:
+        with one_blas_thread():  # held for the tasks' whole lives, whatever they limit
+            return pool.map(one, items)
+    finally:
+        pool.shutdown()

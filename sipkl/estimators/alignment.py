@@ -24,7 +24,7 @@ from ..oracles import GridOracle
 from ..registry import MASTERS, make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, NON_NEGATIVE, POSITIVE, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, ExpansionRegressorMixin, check_classes,
-                   one_vs_rest, store_runs, svc_expansions)
+                   one_vs_rest, store_runs, svc_expansions, with_fit_threads)
 
 
 def dictionary(family, X, oracle) -> list[Column]:
@@ -119,6 +119,11 @@ class AlignmentKernelClassifier(ExpansionClassifierMixin, AlignmentKernelEstimat
     verbose : int, default=0
     callback : callable or None
         ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
+    n_jobs : int or None, default=None
+        Threads of the fit, with scikit-learn's meaning: ``None`` is 1 unless inside a
+        ``joblib.parallel_config(n_jobs=…)`` context, −1 all CPUs. They compute the blocks
+        of the pricing searches and of the Gram matrices (one BLAS thread each); the
+        model is the same to the bit for every ``n_jobs`` (see :mod:`sipkl.threads`).
 
     Attributes
     ----------
@@ -148,7 +153,7 @@ class AlignmentKernelClassifier(ExpansionClassifierMixin, AlignmentKernelEstimat
 
     def __init__(self, family=None, oracle="ipopt", master="fsam", C=1.0, shrinkage=0.0,
                  max_iter=50, tol=1e-3, time_limit=None, random_state=None, verbose=0,
-                 callback=None):
+                 callback=None, n_jobs=None):
         self.family = family
         self.oracle = oracle
         self.master = master
@@ -160,8 +165,10 @@ class AlignmentKernelClassifier(ExpansionClassifierMixin, AlignmentKernelEstimat
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @with_fit_threads
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         self.classes_ = check_classes(y)
@@ -219,6 +226,11 @@ class AlignmentKernelRegressor(ExpansionRegressorMixin, AlignmentKernelEstimator
     verbose : int, default=0
     callback : callable or None
         ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
+    n_jobs : int or None, default=None
+        Threads of the fit, with scikit-learn's meaning: ``None`` is 1 unless inside a
+        ``joblib.parallel_config(n_jobs=…)`` context, −1 all CPUs. They compute the blocks
+        of the pricing searches and of the Gram matrices (one BLAS thread each); the
+        model is the same to the bit for every ``n_jobs`` (see :mod:`sipkl.threads`).
 
     Attributes
     ----------
@@ -251,7 +263,7 @@ class AlignmentKernelRegressor(ExpansionRegressorMixin, AlignmentKernelEstimator
 
     def __init__(self, family=None, oracle="ipopt", master="fsam", alpha=1.0, shrinkage=0.0,
                  max_iter=50, tol=1e-3, time_limit=None, random_state=None, verbose=0,
-                 callback=None):
+                 callback=None, n_jobs=None):
         self.family = family
         self.oracle = oracle
         self.master = master
@@ -263,8 +275,10 @@ class AlignmentKernelRegressor(ExpansionRegressorMixin, AlignmentKernelEstimator
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @with_fit_threads
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,
                              ensure_min_samples=2)

@@ -6,9 +6,19 @@ Parameters are validated as scikit-learn's own estimators validate theirs: each 
 with ``sklearn.base._fit_context``, checks them first. A bad value raises scikit-learn's
 ``InvalidParameterError``, a ``ValueError`` and a ``TypeError`` at once, whose message names
 the parameter and what it accepts (for names: every valid one).
+
+``n_jobs`` has scikit-learn's meaning (:func:`sipkl.threads.effective_n_jobs`): ``None`` is 1
+unless a ``joblib.parallel_config(n_jobs=…)`` context says otherwise, −1 all CPUs. The jobs
+are threads, not processes (NumPy releases the GIL in its exponentials and in BLAS): a fit
+opens one pool of worker threads (:func:`sipkl.threads.thread_pool`) that the compute layer
+— the pricers' blocks of pairs, the blocks of Gram matrices, the master's sweeps — reads from
+its thread, with no argument passed through the engine; the binary problems of one-vs-rest
+run in parallel threads (:func:`sipkl.threads.map_tasks`). The results are the same to the
+bit for every ``n_jobs`` (same columns, weights, objective): see :mod:`sipkl.threads`.
 """
 from __future__ import annotations
 
+import functools
 import warnings
 from numbers import Integral, Real
 
@@ -26,6 +36,7 @@ from ..expansion import KernelExpansion
 from ..kernels import KernelFamily, LearnedKernel
 from ..oracles import proves_bound
 from ..registry import FAMILIES, ORACLES
+from ..threads import effective_n_jobs, map_tasks, thread_pool
 
 #: a positive finite number
 POSITIVE = Interval(Real, 0, np.inf, closed="neither")
@@ -33,6 +44,9 @@ POSITIVE = Interval(Real, 0, np.inf, closed="neither")
 NON_NEGATIVE = Interval(Real, 0, np.inf, closed="left")
 #: a positive integer
 POSITIVE_INT = Interval(Integral, 1, None, closed="left")
+#: ``n_jobs`` as scikit-learn takes it: ``None``, or an integer other than 0
+N_JOBS = [Interval(Integral, None, -1, closed="right"), Interval(Integral, 1, None, closed="left"),
+          None]
 
 #: constraints of the parameters every column-generation estimator has
 ENGINE_CONSTRAINTS = {
@@ -44,6 +58,7 @@ ENGINE_CONSTRAINTS = {
     "random_state": [Interval(Integral, 0, None, closed="left"), None],
     "verbose": ["verbose"],
     "callback": [callable, None],
+    "n_jobs": N_JOBS,
 }
 
 #: the objective-stall tolerance ``obj_tol="auto"`` means with an oracle that proves nothing
@@ -122,8 +137,39 @@ def svc_expansions(kernel: LearnedKernel, X, targets, C: float) -> list[KernelEx
             for target in targets.T]
 
 
+def with_fit_threads(fit):
+    """``fit`` (of an estimator that runs one engine) inside the estimator's
+    :meth:`ColumnGenerationEstimator._fit_threads`."""
+    @functools.wraps(fit)
+    def fit_in_threads(self, *args, **kwargs):
+        with self._fit_threads():
+            return fit(self, *args, **kwargs)
+    return fit_in_threads
+
+
 class ColumnGenerationEstimator(BaseEstimator):
-    """Base of the estimators: the engine with the estimator's stopping parameters."""
+    """Base of the estimators: the engine with the estimator's stopping parameters, and the
+    threads of a fit (``n_jobs``)."""
+
+    def _n_threads(self) -> int:
+        """``n_jobs`` resolved as scikit-learn resolves it (at least 1)."""
+        return effective_n_jobs(getattr(self, "n_jobs", None))
+
+    def _fit_threads(self):
+        """The worker threads of one fit: a :func:`~sipkl.threads.thread_pool` of
+        ``n_jobs`` threads (made on entry, shut down on exit), which the compute layer of
+        this thread uses with no argument passed through the layers."""
+        return thread_pool(self._n_threads())
+
+    def _per_target(self, fit_one, tasks) -> list:
+        """``[fit_one(task) for task in tasks]``, the binary problems of one-vs-rest: with
+        ``n_jobs`` > 1 and several of them, in parallel threads, each with its share of the
+        ``n_jobs`` for its own blocks (:func:`~sipkl.threads.map_tasks`); each problem is its
+        own run (its own seed, master and workspace), so the results are those of the serial
+        loop. The libsvm solves of the hinge masters and the IPOPT polishes of the oracle run
+        one at a time across threads (:mod:`sipkl.masters.common`,
+        :mod:`sipkl.oracles.multistart`); a ``callback`` is then called from those threads."""
+        return map_tasks(fit_one, tasks, self._n_threads())
 
     def _engine(self, master, oracle, seed, **options) -> ColumnGeneration:
         """A :class:`~sipkl.engine.ColumnGeneration` run of ``master`` and ``oracle`` with

@@ -24,7 +24,7 @@ class GreedySquareLossEstimator(ColumnGenerationEstimator):
 
     def __init__(self, family=None, alpha=1e-2, oracle="ipopt", tol=1e-3, max_iter=100,
                  n_price=1, n_start=10, time_limit=None, random_state=None, verbose=0,
-                 callback=None):
+                 callback=None, n_jobs=None):
         self.family = family
         self.alpha = alpha
         self.oracle = oracle
@@ -36,6 +36,7 @@ class GreedySquareLossEstimator(ColumnGenerationEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
+        self.n_jobs = n_jobs
 
     def _fit_targets(self, X, targets):
         """One greedy run per column of ``targets``, each stored as the expansion
@@ -43,14 +44,18 @@ class GreedySquareLossEstimator(ColumnGenerationEstimator):
         family, oracle = make_family(self.family), make_oracle(self.oracle)
         start = starting_columns(family, X, self.n_start)
         seeds = np.random.SeedSequence(self.random_state).spawn(targets.shape[1])
-        results, self.expansions_ = [], []
-        for target, seed in zip(targets.T, seeds):
+
+        def fit_target(task):  # one run
+            target, seed = task
             master = GreedySquareLossMaster(target, self.alpha, tol=self.tol)
             result = self._engine(master, oracle, seed, n_price=self.n_price).run(
                 family, X, start)
-            self.expansions_.append(KernelExpansion(LearnedKernel(result.columns, result.weights),
-                                                    X, result.master.model.alpha))
-            results.append(result)
+            return KernelExpansion(LearnedKernel(result.columns, result.weights), X,
+                                   result.master.model.alpha), result
+
+        fitted = self._per_target(fit_target, zip(targets.T, seeds))
+        self.expansions_ = [expansion for expansion, _ in fitted]
+        results = [result for _, result in fitted]
         store_runs(self, results, [e.kernel for e in self.expansions_])
 
 
@@ -89,6 +94,11 @@ class GreedyKernelRidge(ExpansionRegressorMixin, GreedySquareLossEstimator):
     random_state : int or None
     verbose : int, default=0
     callback : callable or None
+    n_jobs : int or None, default=None
+        Threads of the fit, with scikit-learn's meaning: ``None`` is 1 unless inside a
+        ``joblib.parallel_config(n_jobs=…)`` context, −1 all CPUs. They compute the blocks
+        of the pricing searches and of the Gram matrices (one BLAS thread each); the
+        model is the same to the bit for every ``n_jobs`` (see :mod:`sipkl.threads`).
 
     Attributes
     ----------
@@ -150,6 +160,12 @@ class GreedyKernelRidgeClassifier(ExpansionClassifierMixin, GreedySquareLossEsti
     random_state : int or None
     verbose : int, default=0
     callback : callable or None
+    n_jobs : int or None, default=None
+        Threads of the fit, with scikit-learn's meaning: ``None`` is 1 unless inside a
+        ``joblib.parallel_config(n_jobs=…)`` context, −1 all CPUs. They compute the blocks
+        of the pricing searches and of the Gram matrices (one BLAS thread each), and the
+        one-vs-rest problems of a multiclass fit in parallel; the
+        model is the same to the bit for every ``n_jobs`` (see :mod:`sipkl.threads`).
 
     Attributes
     ----------

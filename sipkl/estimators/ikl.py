@@ -59,6 +59,12 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
     verbose : int, default=0
     callback : callable or None
         ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
+    n_jobs : int or None, default=None
+        Threads of the fit, with scikit-learn's meaning: ``None`` is 1 unless inside a
+        ``joblib.parallel_config(n_jobs=…)`` context, −1 all CPUs. They compute the pricing
+        searches' blocks of pairs and the Gram matrices' blocks (one BLAS thread each), and
+        the one-vs-rest problems of a multiclass fit in parallel; the model is the same to
+        the bit for every ``n_jobs`` (see :mod:`sipkl.threads`).
 
     Attributes
     ----------
@@ -91,7 +97,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
 
     def __init__(self, family=None, C=1.0, oracle="ipopt", master="newton", tol=1e-4,
                  obj_tol="auto", max_iter=50, n_price=5, time_limit=None, random_state=None,
-                 verbose=0, callback=None):
+                 verbose=0, callback=None, n_jobs=None):
         self.family = family
         self.C = C
         self.oracle = oracle
@@ -104,6 +110,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -114,16 +121,19 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         seeds = np.random.SeedSequence(self.random_state).spawn(targets.shape[1])
         start = initial_column(family, X)
         obj_tol = resolve_obj_tol(self.obj_tol, oracle, family, X.shape[1])
-        self.expansions_, results = [], []
-        for target, seed in zip(targets.T, seeds):
+
+        def fit_target(task):  # one binary problem
+            target, seed = task
             engine = self._engine(MASTERS[self.master](target, self.C), oracle, seed,
                                   obj_tol=obj_tol, n_price=self.n_price)
             result = engine.run(family, X, [start])
             model = result.master.model
             sv = np.flatnonzero(model.alpha > 0)
-            self.expansions_.append(KernelExpansion(
-                LearnedKernel(result.columns, result.weights), X[sv],
-                (model.alpha * model.y)[sv], model.bias))
-            results.append(result)
+            return KernelExpansion(LearnedKernel(result.columns, result.weights), X[sv],
+                                   (model.alpha * model.y)[sv], model.bias), result
+
+        fitted = self._per_target(fit_target, zip(targets.T, seeds))
+        self.expansions_ = [expansion for expansion, _ in fitted]
+        results = [result for _, result in fitted]
         store_runs(self, results, [e.kernel for e in self.expansions_])
         return self

@@ -16,7 +16,7 @@ from ..masters.nonlinear import NORMS, NonlinearKRRMaster
 from ..registry import make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, NON_NEGATIVE, POSITIVE, POSITIVE_INT,
                    ColumnGenerationEstimator, ExpansionRegressorMixin, starting_columns,
-                   store_runs)
+                   store_runs, with_fit_threads)
 
 
 @register_estimator
@@ -62,6 +62,11 @@ class NonlinearKernelRidge(ExpansionRegressorMixin, ColumnGenerationEstimator):
     verbose : int, default=0
     callback : callable or None
         ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
+    n_jobs : int or None, default=None
+        Threads of the fit, with scikit-learn's meaning: ``None`` is 1 unless inside a
+        ``joblib.parallel_config(n_jobs=…)`` context, −1 all CPUs. They compute the blocks
+        of the pricing searches and of the Gram matrices (one BLAS thread each); the
+        model is the same to the bit for every ``n_jobs`` (see :mod:`sipkl.threads`).
 
     Attributes
     ----------
@@ -102,7 +107,7 @@ class NonlinearKernelRidge(ExpansionRegressorMixin, ColumnGenerationEstimator):
 
     def __init__(self, family=None, degree=2, alpha=1.0, radius=1.0, norm="l2", mu0=1.0,
                  oracle="grid", tol=1e-4, step_tol=1e-6, max_iter=50, n_price=5, n_start=10,
-                 time_limit=None, random_state=None, verbose=0, callback=None):
+                 time_limit=None, random_state=None, verbose=0, callback=None, n_jobs=None):
         self.family = family
         self.degree = degree
         self.alpha = alpha
@@ -119,8 +124,10 @@ class NonlinearKernelRidge(ExpansionRegressorMixin, ColumnGenerationEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @with_fit_threads
     def fit(self, X, y):
         family = LinearPerFeature() if self.family is None else make_family(self.family)
         oracle = make_oracle(self.oracle)

@@ -12,7 +12,7 @@ from ..masters.pairwise import PairwiseAlignmentMaster, refine_parameters
 from ..registry import make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, check_classes, one_vs_rest, starting_columns,
-                   store_runs, svc_expansions)
+                   store_runs, svc_expansions, with_fit_threads)
 
 
 @register_estimator
@@ -56,6 +56,11 @@ class PairwiseAlignmentClassifier(ExpansionClassifierMixin, ColumnGenerationEsti
     verbose : int, default=0
     callback : callable or None
         ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
+    n_jobs : int or None, default=None
+        Threads of the fit, with scikit-learn's meaning: ``None`` is 1 unless inside a
+        ``joblib.parallel_config(n_jobs=…)`` context, −1 all CPUs. They compute the blocks
+        of the pricing searches and of the Gram matrices (one BLAS thread each); the
+        model is the same to the bit for every ``n_jobs`` (see :mod:`sipkl.threads`).
 
     Attributes
     ----------
@@ -89,7 +94,7 @@ class PairwiseAlignmentClassifier(ExpansionClassifierMixin, ColumnGenerationEsti
 
     def __init__(self, family=None, C=1.0, oracle="grid", centered=False, tol=1e-3,
                  max_iter=50, n_price=5, n_start=10, refine=False, eta=0.5, refine_tol=1e-5,
-                 time_limit=None, random_state=None, verbose=0, callback=None):
+                 time_limit=None, random_state=None, verbose=0, callback=None, n_jobs=None):
         self.family = family
         self.C = C
         self.oracle = oracle
@@ -105,8 +110,10 @@ class PairwiseAlignmentClassifier(ExpansionClassifierMixin, ColumnGenerationEsti
         self.random_state = random_state
         self.verbose = verbose
         self.callback = callback
+        self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @with_fit_threads
     def fit(self, X, y):
         family, oracle = make_family(self.family), make_oracle(self.oracle)
         X, y = validate_data(self, X, y, dtype=np.float64)

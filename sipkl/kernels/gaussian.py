@@ -25,8 +25,8 @@ import numpy as np
 from ..config import budget
 from .base import KernelFamily, OneParameterFamily, check_bounds
 from .pricers import (PairExponential, PointExponential, PointPairExponential, VaryingCoordinates,
-                      gaussian_gram, row_blocks, squared_distances, upper_from_row_blocks,
-                      upper_triangle)
+                      gaussian_gram, pair_squared_differences, row_blocks, squared_distances,
+                      upper_from_row_blocks, upper_triangle)
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])
@@ -303,10 +303,9 @@ class GaussianARD(KernelFamily):
     def _pair_pricer(X, W):
         if len(X) * (len(X) - 1) // 2 * X.shape[1] > budget("pair_elements"):
             return PointExponential(X, W)
-        i, j = np.triu_indices(len(X), 1)
-        deltas = X[i]  # indexing copies rows 3× faster than np.take(X, i, axis=0)
-        deltas -= X[j]
-        return PairExponential(np.square(deltas, out=deltas), 2.0 * W[i, j], np.trace(W))
+        weights = upper_triangle(W)
+        weights *= 2.0
+        return PairExponential(pair_squared_differences(X), weights, np.trace(W))
 
     def support_pricer(self, X, W_rows):
         """:meth:`batch_pricer` with W taken in blocks of rows: no n_sv × n_sv matrix

@@ -8,11 +8,14 @@ The families of :mod:`sipkl.kernels` build them; nothing here knows a family.
 """
 from __future__ import annotations
 
+import math
+import threading
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from ..config import budget
+from ..threads import ordered_map
 
 
 @runtime_checkable
@@ -25,6 +28,22 @@ class SecondOrderPricer(Protocol):
         ...
 
     def hessians(self, thetas, coords=None, dtype=np.float64) -> np.ndarray: ...
+
+
+_scratch = threading.local()
+
+
+def scratch(name: str, shape, dtype) -> np.ndarray:
+    """A C-contiguous array of ``shape`` and ``dtype`` for the temporaries of a block (its
+    contents undefined), kept per thread and ``name`` and grown as needed, so that the
+    blocks of a pricer allocate no megabyte each, in any thread. Valid until the next call
+    with the same ``name`` in the same thread: what a block returns is never one."""
+    size, key = math.prod(shape), (name, np.dtype(dtype).str)
+    buffers = _scratch.__dict__
+    buffer = buffers.get(key)
+    if buffer is None or buffer.size < size:
+        buffer = buffers[key] = np.empty(max(size, 1), dtype=dtype)
+    return buffer[:size].reshape(shape)
 
 
 def row_blocks(n_rows: int, row_length: int, elements: int = None) -> list[slice]:
@@ -41,26 +60,60 @@ def _pairwise(X: np.ndarray, Y: np.ndarray, gaussian: bool) -> np.ndarray:
     product's buffer in blocks of rows that stay in cache (the budget
     ``cache_block_elements``), one pass each (the sum of the
     norms is formed before the product is subtracted, so the result is symmetric when the
-    product is); the diagonal is exact (distance 0) when ``Y is X``."""
+    product is); the diagonal is exact (distance 0) when ``Y is X``. The passes over the
+    blocks are shared by the worker threads in force (:mod:`sipkl.threads`), in groups of
+    blocks of about ``thread_block_elements`` entries: each entry is computed alone, the same
+    way in any thread."""
     a, b = (X * X).sum(1), (Y * Y).sum(1)
     out = X @ Y.T
     elements = budget("cache_block_elements")
-    buffer = np.empty(max(elements, len(b)))
-    for rows in row_blocks(len(a), len(b), elements):
-        block = out[rows]
-        norms = buffer[:block.size].reshape(block.shape)
-        np.add(a[rows, None], b[None, :], out=norms)
-        if gaussian:  # −‖x_i − y_j‖² = 2⟨x_i, y_j⟩ − (‖x_i‖² + ‖y_j‖²), at most 0
-            block *= 2.0
-            block -= norms
-            np.minimum(block, 0.0, out=block)
-            np.exp(block, out=block)
-        else:
-            block *= -2.0
-            block += norms
-            np.maximum(block, 0.0, out=block)
+    blocks = row_blocks(len(a), len(b), elements)
+    per_group = max(1, budget("thread_block_elements") // max(1, elements))
+
+    def passes(group):
+        buffer = np.empty(max(elements, len(b)))
+        for rows in group:
+            block = out[rows]
+            norms = buffer[:block.size].reshape(block.shape)
+            np.add(a[rows, None], b[None, :], out=norms)
+            if gaussian:  # −‖x_i − y_j‖² = 2⟨x_i, y_j⟩ − (‖x_i‖² + ‖y_j‖²), at most 0
+                block *= 2.0
+                block -= norms
+                np.minimum(block, 0.0, out=block)
+                np.exp(block, out=block)
+            else:
+                block *= -2.0
+                block += norms
+                np.maximum(block, 0.0, out=block)
+    for _ in ordered_map(passes, [blocks[k:k + per_group]
+                                  for k in range(0, len(blocks), per_group)]):
+        pass
     if X is Y:
         np.fill_diagonal(out, 1.0 if gaussian else 0.0)
+    return out
+
+
+def pair_squared_differences(X: np.ndarray) -> np.ndarray:
+    """([x_i]_d − [x_j]_d)² for the pairs i < j in the order of ``np.triu_indices(len(X),
+    1)`` (P × D): row i's pairs by one subtraction ``x_j − x_i`` of the rows after it (the
+    same numbers as x_i − x_j, squared; no index arrays), in groups of rows of about
+    ``thread_block_elements`` entries shared by the worker threads in force (disjoint parts
+    of the result)."""
+    m, D = X.shape
+    starts = np.concatenate([[0], np.cumsum(np.arange(m - 1, 0, -1))]).astype(np.intp)
+    out = np.empty((int(starts[-1]), D), dtype=X.dtype)
+    per_group = max(1, budget("thread_block_elements") // max(1, D))  # pairs
+    firsts = np.searchsorted(starts, np.arange(0, len(out), per_group), side="right") - 1
+    bounds = np.unique(np.concatenate([firsts, [max(m - 1, 0)]]))
+
+    def rows(group):
+        first, last = group
+        for i in range(first, last):
+            np.subtract(X[i + 1:], X[i], out=out[starts[i]:starts[i + 1]])
+        part = out[starts[first]:starts[last]]
+        np.square(part, out=part)
+    for _ in ordered_map(rows, list(zip(bounds[:-1], bounds[1:]))):
+        pass
     return out
 
 
@@ -126,42 +179,64 @@ class PairExponential:
 
     def __call__(self, thetas, grad: bool = True, dtype=np.float64, curvature: bool = False):
         """Values and gradients (``None`` without ``grad``) of the rows of ``thetas``, and
-        with ``curvature`` the diagonals of their Hessians as a third array."""
+        with ``curvature`` the diagonals of their Hessians as a third array.
+
+        The blocks of pairs are computed by the worker threads in force
+        (:func:`sipkl.threads.ordered_map`), each giving its partial values and products;
+        these are added here in the order of the blocks, as the serial loop adds them, so the
+        results are the same to the bit at any number of threads."""
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
         S, p = thetas.shape
         values = np.full(S, self.trace)
         grads = np.zeros((S, p)) if grad else None
         curvatures = np.zeros((S, p)) if curvature else None
-        for rows, w, E in self._blocks(thetas, dtype, squares=curvature):
-            values += (E @ w)[:S]
-            if not (grad or curvature):
-                continue
+        derivatives = grad or curvature
+
+        def block(pairs):
+            rows, w, E = self._block(pairs, padded, S, dtype, curvature)
+            value = (E @ w)[:S]
+            if not derivatives:
+                return value, None
             E *= w
-            products = (E @ rows)[:S]  # [gradient, curvature] terms: one product
+            return value, (E @ rows)[:S]  # [gradient, curvature] terms: one product
+
+        padded, pairs = self._plan(thetas, dtype, squares=curvature)
+        for value, products in ordered_map(block, pairs):
+            values += value
             if grad:
                 grads -= products[:, :p]
             if curvature:
                 curvatures += products[:, p:]
         return (values, grads, curvatures) if curvature else (values, grads)
 
-    def _blocks(self, thetas, dtype, per_pair: int = 1, squares: bool = False):
-        """Blocks of pairs, not single pairs: ``(Δ_b, w_b, E_b = exp(−Θ Δ_bᵀ))``, E_b with one
-        row per parameter (S′ × pairs), each block of about
-        ``pricing_chunk_elements / (S′·per_pair)``
-        pairs (``per_pair``: the temporaries of a caller, per pair and parameter; see
-        :meth:`_pairs_per_block`);
-        ``squares``: ``[Δ_b, Δ_b ∘ Δ_b]`` in place of Δ_b. S′ is S rounded up to a multiple
-        of :data:`GEMM_ROWS`, the extra rows of E_b being 0 (no exponential computed)."""
+    def _plan(self, thetas, dtype, per_pair: int = 1, squares: bool = False):
+        """The padded −Θ of the products and the blocks of pairs, ``(start, stop)``, each of
+        about ``pricing_chunk_elements / (S′·per_pair)`` pairs (``per_pair``: the temporaries
+        of a caller, per pair and parameter; see :meth:`_pairs_per_block`), S′ being S
+        rounded up to a multiple of :data:`GEMM_ROWS` (the extra rows of −Θ are 0). The blocks
+        depend on the budget and on S′, never on the number of threads. The arrays the blocks
+        read (single-precision copies, ``[Δ, Δ ∘ Δ]``) are made here, before any thread reads
+        them."""
         weights = self._weights(dtype)
+        self._deltas(0, 0, weights.dtype, squares)
         S, p = thetas.shape
         padded = np.zeros((_gemm_rows(S), p), dtype=weights.dtype)
         np.negative(thetas, out=padded[:S])  # the exponents −Θ Δ_bᵀ come out of the product
         step = self._pairs_per_block(len(padded) * per_pair)
-        for k in range(0, len(weights), step):
-            rows = self._deltas(k, min(k + step, len(weights)), weights.dtype, squares)
-            E = padded @ rows[:, :p].T
-            np.exp(E[:S], out=E[:S])
-            yield rows, weights[k:k + step], E
+        total = len(weights)
+        return padded, [(k, min(k + step, total)) for k in range(0, total, step)]
+
+    def _block(self, pairs, padded, S, dtype, squares: bool = False):
+        """One block of pairs, not single pairs: ``(Δ_b, w_b, E_b = exp(−Θ Δ_bᵀ))``, E_b
+        with one row per row of ``padded`` (S′ × pairs), the rows beyond S being 0 (no
+        exponential computed); ``squares``: ``[Δ_b, Δ_b ∘ Δ_b]`` in place of Δ_b."""
+        start, stop = pairs
+        weights = self._weights(dtype)
+        rows = self._deltas(start, stop, weights.dtype, squares)
+        E = np.matmul(padded, rows[:, :padded.shape[1]].T,
+                      out=scratch("E", (len(padded), stop - start), weights.dtype))
+        np.exp(E[:S], out=E[:S])
+        return rows, weights[start:stop], E
 
     def _pairs_per_block(self, per_pair: int) -> int:
         """Pairs per block: ``per_pair`` temporary elements each within the budget
@@ -175,16 +250,26 @@ class PairExponential:
             ∇²price(θ_s) = Σ_ij w_ij E_ij,s δ_ij δ_ijᵀ = Δᵀ diag(w ∘ E_s) Δ,
 
         one product of the (S·q × pairs) matrix of the rows ``w_ij E_ij,s δ_ij`` with Δ per
-        block of pairs (about ``q`` times the work of the gradient)."""
+        block of pairs (about ``q`` times the work of the gradient); the blocks' products
+        are computed by the worker threads in force and added in the blocks' order (see
+        :meth:`__call__`)."""
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
         coords = np.arange(thetas.shape[1]) if coords is None else np.asarray(coords)
         S, q = len(thetas), len(coords)
         hess = np.zeros((S * q, q))
-        for delta, w, E in self._blocks(thetas, dtype, per_pair=q):
+
+        def block(pairs):
+            delta, w, E = self._block(pairs, padded, S, dtype)
             E = E[:S]  # the rows of the parameters (a view), weighted in place
             E *= w
             part = delta[:, coords]
-            hess += (E[:, None, :] * part.T[None, :, :]).reshape(S * q, len(delta)) @ part
+            rows = np.multiply(E[:, None, :], part.T[None, :, :],
+                               out=scratch("hessian rows", (S, q, len(delta)), E.dtype))
+            return rows.reshape(S * q, len(delta)) @ part
+
+        padded, pairs = self._plan(thetas, dtype, per_pair=q)
+        for product in ordered_map(block, pairs):
+            hess += product
         return hess.reshape(S, q, q)
 
     def _deltas(self, start: int, stop: int, dtype, squares: bool = False) -> np.ndarray:
@@ -195,10 +280,11 @@ class PairExponential:
         both = self.__dict__.setdefault("_with_squares", {})
         key = np.dtype(dtype).str
         p = self.deltas.shape[1]
-        if key not in both:
-            both[key] = np.empty((len(self.deltas), 2 * p), dtype=dtype)
-            both[key][:, :p] = self.deltas
-            np.square(both[key][:, :p], out=both[key][:, p:])
+        if key not in both:  # published once filled (threads may read it)
+            made = np.empty((len(self.deltas), 2 * p), dtype=dtype)
+            made[:, :p] = self.deltas
+            np.square(made[:, :p], out=made[:, p:])
+            both[key] = made
         return both[key][start:stop, :None if squares else p]
 
     def _weights(self, dtype) -> np.ndarray:
@@ -328,31 +414,39 @@ class PointExponential(PointPairExponential):
         elements = budget("pricing_chunk_elements")
         rows = max(1, min(m, elements // m))
         group = max(1, elements // (rows * m))
-        for g in range(0, S, group):
-            G = slice(g, min(g + group, S))
+
+        def block(task):  # the partial sums of the θ's G over the rows R of M
+            G, R = task
             theta = thetas[G].astype(X.dtype)
-            for r0 in range(0, m, rows):
-                R = slice(r0, min(r0 + rows, m))
-                E = (X[None, R] * theta[:, None, :]).reshape(-1, p) @ X.T
-                E = E.reshape(len(theta), -1, m)
-                E *= 2.0
-                E -= a[R, G].T[:, :, None]
-                E -= a[:, G].T[:, None, :]
-                np.minimum(E, 0.0, out=E)  # −‖z_i − z_j‖² ≤ 0, against round-off
-                np.exp(E, out=E)
-                E *= W0[None, R]
-                P = (E.reshape(-1, m) @ right).reshape(len(theta), -1, right.shape[1])
-                r = P[:, :, 0]
-                values[G] += r.sum(1)
-                XR, X2R = X[R], X2[R]
-                if grad or curvature:
-                    MX = P[:, :, 1:p + 1]
-                if grad:
-                    grads[G] -= 2.0 * (r @ X2R) - 2.0 * np.einsum("rd,srd->sd", XR, MX)
-                if curvature:
-                    curvatures[G] += (2.0 * (r @ (X2R * X2R))
-                                      - 8.0 * np.einsum("rd,srd->sd", X2R * XR, MX)
-                                      + 6.0 * np.einsum("rd,srd->sd", X2R, P[:, :, p + 1:]))
+            E = (X[None, R] * theta[:, None, :]).reshape(-1, p) @ X.T
+            E = E.reshape(len(theta), -1, m)
+            E *= 2.0
+            E -= a[R, G].T[:, :, None]
+            E -= a[:, G].T[:, None, :]
+            np.minimum(E, 0.0, out=E)  # −‖z_i − z_j‖² ≤ 0, against round-off
+            np.exp(E, out=E)
+            E *= W0[None, R]
+            P = (E.reshape(-1, m) @ right).reshape(len(theta), -1, right.shape[1])
+            r = P[:, :, 0]
+            XR, X2R = X[R], X2[R]
+            if grad or curvature:
+                MX = P[:, :, 1:p + 1]
+            gradient = (2.0 * (r @ X2R) - 2.0 * np.einsum("rd,srd->sd", XR, MX)) if grad \
+                else None
+            curv = (2.0 * (r @ (X2R * X2R)) - 8.0 * np.einsum("rd,srd->sd", X2R * XR, MX)
+                    + 6.0 * np.einsum("rd,srd->sd", X2R, P[:, :, p + 1:])) if curvature \
+                else None
+            return r.sum(1), gradient, curv
+
+        # blocks of θ's and rows fixed by the budget; their sums added in this order
+        tasks = [(slice(g, min(g + group, S)), slice(r0, min(r0 + rows, m)))
+                 for g in range(0, S, group) for r0 in range(0, m, rows)]
+        for (G, _), (value, gradient, curv) in zip(tasks, ordered_map(block, tasks)):
+            values[G] += value
+            if grad:
+                grads[G] -= gradient
+            if curvature:
+                curvatures[G] += curv
         return (values, grads, curvatures) if curvature else (values, grads)
 
 

@@ -1,7 +1,19 @@
-"""Helpers shared by masters whose kernel weights live on the simplex."""
+"""Helpers shared by masters whose kernel weights live on the simplex, and the locks of the
+solvers that run one at a time across threads."""
 from __future__ import annotations
 
+import threading
+
 import numpy as np
+
+#: held around libsvm's solves (:func:`~sipkl.solvers.solve_svm_dual`): they record
+#: scikit-learn's warnings with ``warnings.catch_warnings``, which swaps process-wide state,
+#: and two at once in two threads (one-vs-rest problems fitted in parallel,
+#: :func:`sipkl.threads.map_tasks`) could take each other's warning — the iteration limit
+#: that sets a solve's status — or leave a recorder installed: they run one at a time
+SVM_LOCK = threading.Lock()
+#: held around the QCQP master's cvxpy model and solve: one at a time across threads too
+CVXPY_LOCK = threading.Lock()
 
 
 def simplex_start(warm_start, m: int) -> np.ndarray:

@@ -36,7 +36,7 @@ from ..solvers import (Attempt, Status, SVMSolution, minimize_simplex_qp, solve_
 from ..solvers.cvx import DEFAULT_SOLVERS
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
-from .common import simplex_start
+from .common import CVXPY_LOCK, SVM_LOCK, simplex_start
 from .models import HingeModel
 from .working_set import svm_on_working_set
 
@@ -89,7 +89,8 @@ def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = 
     Kd = grams.combined(d)
     svm = None if start is None else _on_active_sets(Kd, y, C, start, tol)
     if svm is None:
-        svm = solve_svm_dual(Kd, y, C, tol=tol, max_iter=max_iter)
+        with SVM_LOCK:  # one at a time across threads (sipkl.masters.common)
+            svm = solve_svm_dual(Kd, y, C, tol=tol, max_iter=max_iter)
         exact = _on_active_sets(Kd, y, C, svm.alpha, tol) if svm.status.usable else None
         if exact is not None:
             svm = replace(exact, attempts=svm.attempts + exact.attempts,
@@ -162,6 +163,10 @@ class HingeMKLQCQP(MasterBase):
         self.solvers = tuple(solvers)
 
     def solve(self, grams, warm_start=None) -> MasterSolution:
+        with CVXPY_LOCK:  # one at a time across threads (sipkl.masters.common)
+            return self._solve(grams)
+
+    def _solve(self, grams) -> MasterSolution:
         y, C, n = self.y, self.C, len(self.y)
         alpha, lam = cp.Variable(n), cp.Variable()
         w = cp.multiply(y, alpha)

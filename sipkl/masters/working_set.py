@@ -26,6 +26,7 @@ import numpy as np
 from ..config import budget
 from ..lazy_gram import combined_gram, restrict
 from ..solvers import SVMSolution, solve_svm_dual, violating_pair
+from .common import SVM_LOCK
 
 
 
@@ -82,7 +83,8 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: 
     attempts, iterations = [], 0
     while True:
         K_S = combined_gram([restrict(K, index) for K, _ in positive], [dm for _, dm in positive])
-        part = solve_svm_dual(K_S, y[index], C, tol=tol, max_iter=max_iter)
+        with SVM_LOCK:  # one at a time across threads (sipkl.masters.common)
+            part = solve_svm_dual(K_S, y[index], C, tol=tol, max_iter=max_iter)
         attempts += part.attempts
         iterations += part.iterations
         alpha = np.zeros(n)

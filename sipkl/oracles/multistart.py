@@ -3,6 +3,7 @@ starts moved at once by batched projected ascent, their basins refined by batche
 steps, the best ones polished by IPOPT (the registry's ``"ipopt"``)."""
 from __future__ import annotations
 
+import threading
 from functools import partial
 
 import numpy as np
@@ -12,6 +13,12 @@ from ..solvers import Status, ascend_box, maximize_box, newton_box
 from ..contracts import OracleBase, OracleResult, PricingRound
 from ..threads import one_blas_thread
 from .common import best_distinct
+
+#: held around the polishes of stage (3): IPOPT (with MUMPS, not thread-safe in every build)
+#: and SciPy's L-BFGS-B, by the searches of several threads at once (one-vs-rest problems
+#: fitted in parallel, :func:`sipkl.threads.map_tasks`), run one at a time; a polish is a
+#: few points of a round
+POLISH_LOCK = threading.Lock()
 
 
 class MultiStartOracle(OracleBase):
@@ -72,7 +79,10 @@ class MultiStartOracle(OracleBase):
         self.search_dtype = search_dtype
 
     def price(self, pricing_round: PricingRound) -> OracleResult:
-        # thin products (pairs × D times D × starts): see sipkl.threads
+        # thin products (pairs × D times D × starts): see sipkl.threads. The batched stages
+        # evaluate every start at once through the family's batch pricer, whose blocks of
+        # pairs are computed by the worker threads of the fit (sipkl.threads.ordered_map):
+        # they serve all three stages with nothing threaded here.
         with one_blas_thread():
             return self._price(pricing_round)
 
@@ -145,10 +155,11 @@ class MultiStartOracle(OracleBase):
             statuses += [Status.OPTIMAL] * int(np.sum(polish & converged))
             polish &= ~converged
         if polish.any():
-            res = maximize_box(problem.value_and_grad, points[polish], problem.lower,
-                               problem.upper, method=self.method, tol=self.tol,
-                               max_iter=self.max_iter, relative=relative,
-                               value_scale=problem.value_scale)
+            with POLISH_LOCK:
+                res = maximize_box(problem.value_and_grad, points[polish], problem.lower,
+                                   problem.upper, method=self.method, tol=self.tol,
+                                   max_iter=self.max_iter, relative=relative,
+                                   value_scale=problem.value_scale)
             attempts += [a for a in res.attempts
                          if a.solver != self.method or not a.status.usable]
             statuses += res.statuses
