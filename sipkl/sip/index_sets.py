@@ -31,16 +31,24 @@ from scipy.optimize import linprog, nnls
 from scipy.stats import qmc
 
 
-def _vector(values, name: str) -> np.ndarray:
+def finite_array(values, name: str, ndim: int = 1) -> np.ndarray:
+    """``values`` as a non-empty finite float array of ``ndim`` dimensions (a scalar is a 1-D
+    array of one), or a TypeError/ValueError naming ``name``."""
+    kind = "sequence" if ndim == 1 else "array"
     try:
-        array = np.atleast_1d(np.asarray(values, dtype=float))
+        array = np.asarray(values, dtype=float)
     except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a sequence of numbers, got {values!r}") from None
-    if array.ndim != 1 or array.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {array.shape}")
+        raise TypeError(f"{name} must be a{'n' if ndim > 1 else ''} {kind} of numbers, got "
+                        f"{values!r}") from None
+    array = np.atleast_1d(array) if ndim == 1 else array
+    if array.ndim != ndim or array.size == 0:
+        raise ValueError(f"{name} must be a non-empty {ndim}-D {kind}, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite, got {array.tolist()}")
+        raise ValueError(f"{name} must be finite" + (f", got {array.tolist()}" if ndim == 1
+                                                       else ""))
     return array
+
+
 
 
 class IndexSet:
@@ -111,7 +119,7 @@ class IndexSet:
         raise NotImplementedError(f"{type(self).__name__} states no support function")
 
     def _direction(self, v) -> np.ndarray:
-        v = _vector(v, "v")
+        v = finite_array(v, "v")
         if len(v) != self.dim:
             raise ValueError(f"v must have {self.dim} entries (the dimension of {self!r}), "
                              f"got {len(v)}")
@@ -142,7 +150,7 @@ class Box(IndexSet):
     """
 
     def __init__(self, lower, upper, name: str = None):
-        self.lower, self.upper = _vector(lower, "lower"), _vector(upper, "upper")
+        self.lower, self.upper = finite_array(lower, "lower"), finite_array(upper, "upper")
         if self.lower.shape != self.upper.shape:
             raise ValueError(f"Box: lower and upper must have the same length, got "
                              f"{len(self.lower)} and {len(self.upper)}")
@@ -310,16 +318,6 @@ def _nlp(p: int, k: int = 0, A_t=None, A_w=None, b=None, quadratic=()) -> dict:
             "b": np.zeros(len(A_t)) if b is None else b, "quadratic": list(quadratic)}
 
 
-def _matrix(values, name: str) -> np.ndarray:
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be an array of numbers, got {values!r}") from None
-    if array.ndim != 2 or array.size == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D array, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite")
-    return array
 
 
 def _lp_max(c, A, b):
@@ -515,8 +513,8 @@ class Polytope(ConvexSet):
     """
 
     def __init__(self, A, b, name: str = None):
-        A = _matrix(A, "A")
-        b = _vector(b, "b")
+        A = finite_array(A, "A", 2)
+        b = finite_array(b, "b")
         if len(b) != len(A):
             raise ValueError(f"Polytope: A has {len(A)} rows but b has {len(b)} entries")
         norms = np.linalg.norm(A, axis=1)
@@ -680,8 +678,8 @@ class Budget(Polytope):
     """
 
     def __init__(self, center, radius, budget: float, name: str = None):
-        self.center = _vector(center, "center")
-        radius = np.broadcast_to(_vector(radius, "radius"), self.center.shape) \
+        self.center = finite_array(center, "center")
+        radius = np.broadcast_to(finite_array(radius, "radius"), self.center.shape) \
             if np.size(radius) in (1, len(self.center)) else None
         if radius is None:
             raise ValueError(f"budget: radius must be one number or {len(self.center)}, got "
@@ -772,14 +770,14 @@ class Ellipsoid(ConvexSet):
     """
 
     def __init__(self, center, P, name: str = None):
-        self.center = _vector(center, "center")
+        self.center = finite_array(center, "center")
         p = len(self.center)
         P = np.asarray(P, dtype=float) if np.ndim(P) else float(P)
         if np.ndim(P) == 0:
             P = P * np.eye(p)
         elif np.ndim(P) == 1:
-            P = np.diag(_vector(P, "P"))
-        P = _matrix(P, "P")
+            P = np.diag(finite_array(P, "P"))
+        P = finite_array(P, "P", 2)
         if P.shape != (p, p):
             raise ValueError(f"Ellipsoid: P must be {p} × {p} (the center has {p} entries), "
                              f"got shape {P.shape}")
@@ -963,7 +961,8 @@ def Intersection(*sets, name: str = None) -> Polytope:
             rows.append(T.A)
             rhs.append(T.b)
         elif isinstance(T, tuple) and len(T) == 2:
-            A, b = _matrix(T[0], f"the A of set {k}"), _vector(T[1], f"the b of set {k}")
+            A = finite_array(T[0], f"the A of set {k}", 2)
+            b = finite_array(T[1], f"the b of set {k}")
             if len(A) != len(b):
                 raise ValueError(f"Intersection: set {k} has {len(A)} rows in A but {len(b)} "
                                  "entries in b")

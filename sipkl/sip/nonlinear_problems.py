@@ -22,6 +22,21 @@ independently (a closed form, or SciPy on a fine discretization).
   function with semi-infinite constraints", two constraints K₁, K₂ on w ∈ [1, 100], start
   (0.5, 0.2, 0.3)), whose printed answer f = 0.0771 at x = (0.6675, 0.3012, 0.4022) is a
   local solution: the unconstrained minimizer (½, ½, ½) is feasible, so the optimum is 0.
+* ``oet2``, ``oet4``, ``oet5``, ``oet6`` and ``oet7`` — Oettershagen (1982), Ein superlinear
+  konvergenter Algorithmus zur Lösung semi-infiniter Optimierungsprobleme, PhD thesis, Bonn;
+  CUTEst OET2, OET4–OET7 (SIF input N. Gould 1994, read in the S2MPJ translations
+  ``python_problems/OET2.py`` …): the Chebyshev problems min_x max_t |φ(x, t)| written as
+  min u s.t. φ(x, t) − u ≤ 0 (the SIF group ``UP``) and −φ(x, t) − u ≤ 0 (``LO``) for all t
+  in the interval, the variables (u, x₁, …) in the SIF files' order, their start (0 but for
+  OET5: 1). The SIF files are discretizations (M = 500 steps) and carry no solution line: the
+  references are SciPy's, on a fine grid refined at the active points, from several starts.
+* ``fseminf2d`` — the two-dimensional example of the same documentation ("Two-Dimensional
+  Semi-Infinite Constraint"): min Σ(x_i − 0.2)² s.t. one constraint K(x, w) ≤ 1.5 on
+  w ∈ [1, 100]², start (0.25, 0.25, 0.25), K as the documentation's ``mycon.m`` computes it
+  (its first term sin(w₁x₁)cos(w₁x₂); the typeset formula has cos(w₂x₂)). The printed answer
+  x = (0.2523, 0.1715, 0.1938), f = 0.0036, is not a KKT point: K < 1.5 there (the
+  documentation: "easily satisfied") while ∇f ≠ 0. Not in :data:`NONLINEAR_PROBLEMS` (whose
+  entries have one-dimensional index sets): :data:`NONLINEAR_PROBLEMS_2D`.
 """
 from __future__ import annotations
 
@@ -34,7 +49,7 @@ from .index_sets import Box
 from .nonlinear_constraints import NonlinearConstraint
 from .nonlinear_program import NonlinearSemiInfiniteProgram
 
-__all__ = ["NONLINEAR_PROBLEMS", "NonlinearProblem", "SemiInfinite"]
+__all__ = ["NONLINEAR_PROBLEMS", "NONLINEAR_PROBLEMS_2D", "NonlinearProblem", "SemiInfinite"]
 
 
 @dataclass(frozen=True)
@@ -218,5 +233,168 @@ def _fseminf() -> NonlinearProblem:
                         "K_i ≤ −0.2163 there (a fine grid and the Lipschitz bound prove it)"))
 
 
+def _chebyshev(name, k, phi, dphi_dx, dphi_dt, interval, lipschitz, x0, optimum,
+               optimum_source, statement) -> NonlinearProblem:
+    """min u s.t. ±φ(x, t) − u ≤ 0 on ``interval``, the variables (u, x₁, …, x_k): φ(x, t),
+    its x-gradient (len(t) × k) and its t-derivative (len(t) × 1) for x = (x₁, …, x_k)."""
+    def up(v, t):
+        return phi(v[1:], t[:, 0]) - v[0]
+
+    def lo(v, t):
+        return -phi(v[1:], t[:, 0]) - v[0]
+
+    def jac(sign):
+        def jac_g(v, t):
+            d = dphi_dx(v[1:], t[:, 0])
+            return np.column_stack([-np.ones(len(t)), sign * d])
+        return jac_g
+
+    def grad_t(sign):
+        return lambda v, t: sign * dphi_dt(v[1:], t[:, :1])
+
+    lower, upper = (interval[0],), (interval[1],)
+
+    def lip(v):
+        return lipschitz(v[1:])
+
+    return NonlinearProblem(
+        name=name,
+        source=(f"Oettershagen (1982), PhD thesis, Bonn (CUTEst {name.upper()}, SIF input "
+                f"N. Gould 1994): min u s.t. |φ(x, t)| ≤ u on [{interval[0]}, "
+                f"{interval[1]}], {statement}"),
+        f=lambda v: v[0], grad_f=lambda v: np.eye(k + 1)[0],
+        constraints=(SemiInfinite("UP", up, jac(1.0), grad_t(1.0), lower, upper, lip),
+                     SemiInfinite("LO", lo, jac(-1.0), grad_t(-1.0), lower, upper, lip)),
+        x0=x0, optimum=optimum, optimum_source=optimum_source)
+
+
+def _exponential_sum(name, k, optimum, optimum_source) -> NonlinearProblem:
+    """OET2 (k = 1), OET6 (k = 2), OET7 (k = 3): φ = 1/(1 + t) − Σ a_i exp(t b_i) on
+    [−½, ½], x = (a₁, …, a_k, b₁, …, b_k)."""
+    def phi(x, s):
+        return 1 / (1 + s) - sum(x[i] * np.exp(s * x[k + i]) for i in range(k))
+
+    def dphi_dx(x, s):
+        e = np.column_stack([np.exp(s * x[k + i]) for i in range(k)])
+        return np.column_stack([-e, -x[:k] * s[:, None] * e])
+
+    def dphi_dt(x, s):
+        return -1 / (1 + s) ** 2 - sum(x[i] * x[k + i] * np.exp(s * x[k + i])
+                                       for i in range(k))
+
+    terms = " − ".join(f"x{i + 1}·exp(t x{k + i + 1})" for i in range(k))
+    # |∂φ/∂t| ≤ 1/(1 − ½)² + Σ|a_i b_i|·exp(|b_i|/2) on [−½, ½]
+    return _chebyshev(
+        name, 2 * k, phi, dphi_dx, dphi_dt, (-0.5, 0.5),
+        lambda x: 4 + sum(abs(x[i] * x[k + i]) * np.exp(abs(x[k + i]) / 2)
+                          for i in range(k)),
+        (0.0,) * (2 * k + 1), optimum, optimum_source, f"φ = 1/(1 + t) − {terms}; start 0")
+
+
+def _oet4() -> NonlinearProblem:
+    def phi(x, s):
+        return np.exp(s) - (x[0] + x[1] * s) / (1 + x[2] * s)
+
+    def dphi_dx(x, s):
+        d = 1 + x[2] * s
+        return np.column_stack([-1 / d, -s / d, (x[0] + x[1] * s) * s / d ** 2])
+
+    def dphi_dt(x, s):
+        return np.exp(s) - (x[1] - x[0] * x[2]) / (1 + x[2] * s) ** 2
+
+    def lipschitz(x):  # |∂φ/∂t| ≤ e + |x₂ − x₁x₃| / min(1, 1 + x₃)² on [0, 1] (no pole)
+        low = min(1.0, 1.0 + x[2])
+        return np.e + abs(x[1] - x[0] * x[2]) / low ** 2 if low > 0 else np.inf
+
+    return _chebyshev("oet4", 3, phi, dphi_dx, dphi_dt, (0.0, 1.0), lipschitz, (0.0,) * 4,
+                      OET_OPTIMA["oet4"], OET_SOURCE + "; the same value from 10 starts, to 10⁻⁷ (SLSQP ends 6·10⁻¹⁰ "
+                      "infeasible from some)",
+                      "φ = exp(t) − (x1 + x2 t)/(1 + x3 t); start 0")
+
+
+def _oet5() -> NonlinearProblem:
+    def phi(x, s):
+        return np.sqrt(s) - x[3] - (x[0] * s ** 2 + x[1] * s + x[2]) ** 2
+
+    def dphi_dx(x, s):
+        q = x[0] * s ** 2 + x[1] * s + x[2]
+        return np.column_stack([-2 * q * s ** 2, -2 * q * s, -2 * q, -np.ones_like(s)])
+
+    def dphi_dt(x, s):
+        q = x[0] * s ** 2 + x[1] * s + x[2]
+        return 0.5 / np.sqrt(s) - 2 * q * (2 * x[0] * s + x[1])
+
+    # |∂φ/∂t| ≤ 1/(2√¼) + 2(|x₁| + |x₂| + |x₃|)(2|x₁| + |x₂|) on [¼, 1]
+    return _chebyshev("oet5", 4, phi, dphi_dx, dphi_dt, (0.25, 1.0), lambda x: (
+        1 + 2 * (abs(x[0]) + abs(x[1]) + abs(x[2])) * (2 * abs(x[0]) + abs(x[1]))),
+        (1.0,) * 5, OET_OPTIMA["oet5"], (
+            "not attained: SciPy's value falls as a bound on |x4| grows (0.0036235 at 10; "
+            "x3 → ∞, x4 → −∞); the limit is conjectured to be E₂ = 0.0035025, the least "
+            "uniform error of √t by quadratics on [¼, 1] (a linear program on 4001 points, "
+            "recomputed in the tests); not proved; the SIF file has no solution line"),
+        "φ = √t − x4 − (x1 t² + x2 t + x3)²; start 1 (the SIF file's)")
+
+
+# The references, recomputed in the tests: SciPy (SLSQP) on 2001 points of the interval from
+# several starts, refined at the active points, feasible on 2·10⁵ points and KKT-checked.
+OET_SOURCE = ("SciPy SLSQP on 2001 points from several starts, refined at the active points, "
+              "KKT-checked (the SIF file, a discretization, has no solution line); "
+              "recomputed in the tests")
+OET_OPTIMA = {"oet2": 0.087159645112757, "oet4": 0.0042954653, "oet5": 0.0035025203846,
+              "oet6": 0.0020697743342865, "oet7": 4.4457039906657e-05}
+
+
+def _fseminf2d() -> NonlinearProblem:
+    def g(x, w):
+        a, b = w[:, 0], w[:, 1]
+        return (np.sin(a * x[0]) * np.cos(a * x[1]) - (a - 50) ** 2 / 1000 - np.sin(a * x[2])
+                - x[2] + np.sin(b * x[1]) * np.cos(a * x[0]) - (b - 50) ** 2 / 1000
+                - np.sin(b * x[2]) - x[2] - 1.5)
+
+    def jac_g(x, w):
+        a, b = w[:, 0], w[:, 1]
+        return np.column_stack([
+            a * np.cos(a * x[0]) * np.cos(a * x[1]) - a * np.sin(b * x[1]) * np.sin(a * x[0]),
+            -a * np.sin(a * x[0]) * np.sin(a * x[1]) + b * np.cos(b * x[1]) * np.cos(a * x[0]),
+            -a * np.cos(a * x[2]) - b * np.cos(b * x[2]) - 2])
+
+    def grad_t(x, w):
+        a, b = w[:, 0], w[:, 1]
+        return np.column_stack([
+            x[0] * np.cos(a * x[0]) * np.cos(a * x[1])
+            - x[1] * np.sin(a * x[0]) * np.sin(a * x[1]) - (a - 50) / 500
+            - x[2] * np.cos(a * x[2]) - x[0] * np.sin(b * x[1]) * np.sin(a * x[0]),
+            x[1] * np.cos(b * x[1]) * np.cos(a * x[0]) - (b - 50) / 500
+            - x[2] * np.cos(b * x[2])])
+
+    def lipschitz(x):  # ‖∇_w K‖₂ with |∂K/∂w₁| ≤ 2|x₁| + |x₂| + |x₃| + 0.1, |∂K/∂w₂| ≤ …
+        a = 2 * abs(x[0]) + abs(x[1]) + abs(x[2]) + 0.1
+        return float(np.hypot(a, abs(x[1]) + abs(x[2]) + 0.1))
+
+    return NonlinearProblem(
+        name="fseminf2d",
+        source=("MATLAB fseminf documentation, two-dimensional example: min Σ(x_i − 0.2)² "
+                "s.t. K(x, w) = sin(w₁x₁)cos(w₁x₂) − (w₁ − 50)²/1000 − sin(w₁x₃) − x₃ + "
+                "sin(w₂x₂)cos(w₁x₁) − (w₂ − 50)²/1000 − sin(w₂x₃) − x₃ ≤ 1.5 on w ∈ [1, "
+                "100]² (as mycon.m computes it); printed answer (0.2523, 0.1715, 0.1938), "
+                "f = 0.0036: not a KKT point (K < 1.5 there, ∇f ≠ 0)"),
+        f=lambda x: np.sum((x - 0.2) ** 2), grad_f=lambda x: 2 * (x - 0.2),
+        constraints=(SemiInfinite("K", g, jac_g, grad_t, (1.0, 1.0), (100.0, 100.0),
+                                  lipschitz),),
+        x0=(0.25, 0.25, 0.25), optimum=float("nan"),
+        optimum_source=("not established: SciPy SLSQP on the 0.25-spaced grid of [1, 100]², "
+                        "refined at the largest K, ends near f = 1.966·10⁻⁴ but violates K "
+                        "by 1.3·10⁻⁴ on a 0.02 grid (K has many near-active peaks); the "
+                        "printed f = 0.0036 is not a KKT point's"))
+
+
 NONLINEAR_PROBLEMS: dict[str, NonlinearProblem] = {
-    p.name: p for p in (_tfi1(), _watson2(), _watson6(), _fseminf())}
+    p.name: p for p in (_tfi1(), _watson2(), _watson6(), _fseminf(),
+                        _exponential_sum("oet2", 1, OET_OPTIMA["oet2"], OET_SOURCE), _oet4(),
+                        _oet5(), _exponential_sum("oet6", 2, OET_OPTIMA["oet6"], OET_SOURCE + (
+                            "; from the SIF start 0 (a ↔ b symmetric) SciPy too ends at "
+                            "OET2's value 0.0871596, a KKT point with a₁ = a₂, b₁ = b₂")),
+                        _exponential_sum("oet7", 3, OET_OPTIMA["oet7"], OET_SOURCE + (
+                            "; the best of the starts tried (others: 0.0020698, and OET2's "
+                            "0.0871596 from the symmetric SIF start 0)")))}
+NONLINEAR_PROBLEMS_2D: dict[str, NonlinearProblem] = {p.name: p for p in (_fseminf2d(),)}

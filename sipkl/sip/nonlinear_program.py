@@ -31,6 +31,7 @@ from ..contracts import MasterSolution
 from ..run_status import RunStatus
 from ..solvers.nlp import ALL_METHODS, METHODS
 from .constraint import IndexConstraint, checked_callable
+from .index_sets import finite_array
 from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
 from .nonlinear_master import NonlinearMaster
 from .program import ProgramBase, SIPResult
@@ -84,7 +85,7 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         if not sics or not all(isinstance(c, NonlinearConstraint) for c in sics):
             raise TypeError("constraints must be a NonlinearConstraint or a non-empty list of "
                             "them")
-        x0 = _start(x0)
+        x0 = finite_array(x0, "x0")
         lower, upper = _bounds(bounds, len(x0))
         if np.any(x0 < lower) or np.any(x0 > upper):
             outside = np.flatnonzero((x0 < lower) | (x0 > upper))[0]
@@ -229,16 +230,6 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
             attempts=[(0, a) for a in failure.attempts], gap=np.nan)
 
 
-def _start(x0) -> np.ndarray:
-    try:
-        x0 = np.asarray(x0, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"x0 must be an array of numbers, got {x0!r}") from None
-    if x0.ndim != 1 or x0.size == 0:
-        raise ValueError(f"x0 must be a non-empty 1-D array (n,), got shape {x0.shape}")
-    if not np.all(np.isfinite(x0)):
-        raise ValueError(f"x0 must be finite, got {x0.tolist()}")
-    return x0
 
 
 def _bounds(bounds, n: int) -> tuple[np.ndarray, np.ndarray]:
