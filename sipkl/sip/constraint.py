@@ -190,15 +190,8 @@ class SemiInfiniteConstraint(IndexConstraint):
         (the master, too, then builds the constraints of all its points in one call).
         A scalar g is evaluated in a loop over the points in pricing (slower).
     x : cvxpy Variable, or tuple of them
-    T : :class:`~sipkl.sip.Box`, :class:`~sipkl.sip.FiniteSet`, or a set of
-        :mod:`sipkl.sip.index_sets` (polytope, ball, ellipsoid, product, intersection)
-    grad_t : callable, optional
-        ``grad_t(x, t)``: the gradient of g in t at numeric x (p values; (m, p) when
-        vectorized). ``None``: central finite differences with steps ``FD_STEP`` times the
-        box's width (one-sided at its faces), all points in one evaluation when vectorized.
-    vectorized : bool
-    name : str, optional
-        Names the constraint in messages, results and printed index points.
+    T, grad_t, vectorized, name
+        As for :class:`IndexConstraint`.
     """
 
     def __init__(self, g: Callable, x, T: IndexSet, grad_t: Callable = None,
