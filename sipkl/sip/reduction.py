@@ -105,8 +105,8 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
     converged, relative = False, np.array([np.inf])
     for _ in range(MAX_ROUNDS):
         _set(master.variables, x_values)
-        reduced = _distinct([_maximizer(master, j, t, scales[j])
-                             for j, ts in enumerate(active) for t in ts], master)
+        reduced = _distinct([r for j, ts in enumerate(active) if len(ts)
+                             for r in _maximizers(master, j, ts, scales[j])], master)
         problem, corrected = _model(master, reduced, points, units, objective_scale)
         status = _solve(problem, solvers, attempts)
         if status is not Status.OPTIMAL:
@@ -128,9 +128,9 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
         _set(master.variables, values)
         return None
     violation = float(np.max(relative * np.asarray(scales)))
-    duals = {id(r): c for r, c in zip(reduced, corrected)}
-    final = [np.array([max(float(np.max(duals[id(r)].dual_value)), 0.0) * objective_scale
-                       / units[r.j] for r in reduced if r.j == j]) for j in range(len(scales))]
+    final = [np.array([max(float(np.max(c.dual_value)), 0.0) * objective_scale / units[j]
+                       for r, c in zip(reduced, corrected) if r.j == j])
+             for j in range(len(scales))]
     return {"values": x_values, "points": [np.array([r.t for r in reduced if r.j == j]
                                                     ).reshape(-1, sic.T.dim)
                                            for j, sic in enumerate(master.semi_infinite)],
@@ -178,22 +178,27 @@ def _distinct(reduced: list[ReducedPoint], master) -> list[ReducedPoint]:
     return kept
 
 
-def _maximizer(master, j: int, t: np.ndarray, scale: float) -> ReducedPoint:
-    """The local maximizer of g_j(x_k, ·) near ``t`` (Newton steps), its free coordinates,
-    and the root R of −A⁻¹ there (``None`` where A is not negative definite)."""
+def _maximizers(master, j: int, ts: np.ndarray, scale: float) -> list[ReducedPoint]:
+    """The local maximizers of g_j(x_k, ·) near the rows of ``ts`` (Newton steps, all rows
+    at once), each with its free coordinates and the root R of −A⁻¹ there (``None`` where A
+    is not negative definite)."""
     sic = master.semi_infinite[j]
     problem = IndexPointPricing(sic, ConstraintPrice(sic.x_value(), scale))
-    t = climb(problem, t[None]).x[0]
+    hessians = pricing_hessians(problem)
     lower, upper = problem.lower, problem.upper
     width = upper - lower
-    free = np.flatnonzero((t - lower > FACE_RTOL * width) & (upper - t > FACE_RTOL * width))
-    point = ReducedPoint(j, t, free)
-    if len(free):
-        A = pricing_hessians(problem)(t[None], free)[0] * scale  # raw units: g, not g/s
-        eigenvalues, vectors = np.linalg.eigh(0.5 * (A + A.T))
-        if eigenvalues.max() < -1e-8 * np.abs(eigenvalues).max():
-            point.root = vectors.T / np.sqrt(-eigenvalues)[:, None]
-    return point
+    points = []
+    for t in climb(problem, ts).x:  # a few active points: their Hessians, one by one
+        free = np.flatnonzero((t - lower > FACE_RTOL * width)
+                              & (upper - t > FACE_RTOL * width))
+        point = ReducedPoint(j, t, free)
+        if len(free):
+            A = hessians(t[None], free)[0] * scale  # raw units: g, not g/s
+            eigenvalues, vectors = np.linalg.eigh(0.5 * (A + A.T))
+            if eigenvalues.max() < -1e-8 * np.abs(eigenvalues).max():
+                point.root = vectors.T / np.sqrt(-eigenvalues)[:, None]
+        points.append(point)
+    return points
 
 
 def _model(master, reduced, points, scales, objective_scale):
