@@ -153,7 +153,7 @@ class ColumnGenerationEstimator(BaseEstimator):
 
     def _n_threads(self) -> int:
         """``n_jobs`` resolved as scikit-learn resolves it (at least 1)."""
-        return effective_n_jobs(getattr(self, "n_jobs", None))
+        return effective_n_jobs(self.n_jobs)
 
     def _fit_threads(self):
         """The worker threads of one fit: a :func:`~sipkl.threads.thread_pool` of
