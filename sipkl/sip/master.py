@@ -121,6 +121,12 @@ class DiscretizedMaster(IndexPointMaster):
                                 for _ in self.semi_infinite]
         self.reset()
 
+    def set_values(self, values) -> None:
+        """Give the cvxpy variables (in the order of ``variables``) these values: the user's
+        variables then hold a solution (g's closures read them in pricing)."""
+        for variable, value in zip(self.variables, values):
+            variable.value = value
+
     def reset(self) -> None:
         """Forget the scales of the previous solve: the next solve starts a new run."""
         self._objective_scale, self._scales = None, None

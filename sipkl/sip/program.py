@@ -539,8 +539,7 @@ class SemiInfiniteProgram(ProgramBase):
         if reduced is None:
             result.message += "; the local reduction did not improve on this answer"
             return
-        for variable, value in zip(self.master.variables, reduced["values"]):
-            variable.value = value
+        self.master.set_values(reduced["values"])
         result.x = {v.name(): v.value for v in self.master.variables}
         result.objective, result.max_violation = reduced["objective"], reduced["max_violation"]
         result.points, result.multipliers = reduced["points"], reduced["multipliers"]
@@ -560,8 +559,7 @@ class SemiInfiniteProgram(ProgramBase):
         found = restricted_feasible_point(
             self.master, result.points, result.scales, constants, relaxation,
             self.master.get_state()["objective_scale"], tol, self.master.solvers)
-        for variable, value in zip(self.master.variables, values):
-            variable.value = value
+        self.master.set_values(values)
         if found is None:
             result.message += "; no feasible point was proved (no bracket)"
             return
@@ -593,8 +591,7 @@ class SemiInfiniteProgram(ProgramBase):
     def _result(self, cg, check_points=None) -> SIPResult:
         """The :class:`SIPResult` of an engine result (variables set to its values)."""
         model = cg.master.model  # None: a failed first solve
-        for variable, value in zip(self.master.variables, [] if model is None else model.values):
-            variable.value = value
+        self.master.set_values([] if model is None else model.values)
         located = self._located(cg, check_points)  # g at the variables' values (closures)
         status, message = cg.status, cg.message
         # the master's failed solve is the run's last attempt (its status: cvxpy's)

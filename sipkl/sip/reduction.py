@@ -104,7 +104,7 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
     active = [p[m > 1e-6 * max(m.max(initial=0.0), 1e-300)] for p, m in zip(points, multipliers)]
     converged, relative = False, np.array([np.inf])
     for _ in range(MAX_ROUNDS):
-        _set(master.variables, x_values)
+        master.set_values(x_values)
         reduced = _distinct([r for j, ts in enumerate(active) if len(ts)
                              for r in _maximizers(master, j, ts, scales[j])], master)
         problem, corrected = _model(master, reduced, points, units, objective_scale)
@@ -125,7 +125,7 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
             converged = True
             break
     if objective is None or relative.max() > cut:
-        _set(master.variables, values)
+        master.set_values(values)
         return None
     violation = float(np.max(relative * np.asarray(scales)))
     final = [np.array([max(float(np.max(c.dual_value)), 0.0) * objective_scale / units[j]
@@ -241,8 +241,3 @@ def _t_gradient(sic, r: ReducedPoint) -> cp.Expression:
     q = len(r.free)
     gradient = cp.multiply(values[:q] - values[q:], 1.0 / (2.0 * step))
     return gradient if gradient.is_affine() else linearize(gradient)
-
-
-def _set(variables, values) -> None:
-    for variable, value in zip(variables, values):
-        variable.value = value
