@@ -468,6 +468,9 @@ def test_bad_uses_are_clear_errors():
         program.solve("dense")
     with pytest.raises(ValueError, match="Lipschitz oracle searches boxes"):
         program.solve(lipschitz=10.0)
+    for name in ("ipopt", "lipschitz"):  # the box oracles, asked for by name, would search
+        with pytest.raises(ValueError, match="bounding box"):  # the bounding box
+            program.solve(name, lipschitz=10.0)
     with pytest.raises(ValueError, match="reduce=False"):
         program.solve(reduce=True)
     with pytest.raises(ValueError, match="must lie in"):

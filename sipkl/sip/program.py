@@ -205,10 +205,15 @@ class ProgramBase(abc.ABC):
             if oracle == "lipschitz" and any(c is None for c in constants):
                 raise ValueError("lipschitz: oracle='lipschitz' needs a Lipschitz constant for "
                                  "every semi-infinite constraint")
-            return makers[oracle]()
+            oracle = makers[oracle]()
         if not isinstance(oracle, Oracle):
             raise TypeError(f"oracle must be a name or an object with a price(pricing_round) "
                             f"method, got {type(oracle).__name__}")
+        beyond = [c.T for c in self.semi_infinite if isinstance(c.T, ConvexSet)]
+        if beyond and isinstance(oracle, (MultiStartOracle, LipschitzOracle)):
+            raise ValueError(f"oracle: {type(oracle).__name__} searches boxes (over "
+                             f"{beyond[0]!r} its bounding box, whose maxima may lie outside "
+                             "the set): use oracle='sets' (the default there) or 'affine'")
         return oracle
 
     def _default_oracle(self, constants):
@@ -308,6 +313,20 @@ class ProgramBase(abc.ABC):
                 "violation_proved": cg.upper_bound is not None, "lower_bound": None,
                 "reduction": None, "bracket": None,
                 "scales": [] if price is None else [p.scale for p in price]}
+
+    @staticmethod
+    def _reduced(result: SIPResult, reduced: dict) -> None:
+        """``result`` updated by a local reduction's answer (its x aside): the objective, the
+        violation, the points and multipliers, ``reduction``, the failed solves as attempts,
+        and no oracle bound (one was at another x)."""
+        result.objective, result.max_violation = reduced["objective"], reduced["max_violation"]
+        result.points, result.multipliers = reduced["points"], reduced["multipliers"]
+        result.reduction = {k: reduced[k] for k in ("nit", "steps", "converged")}
+        result.upper_bound, result.violation_proved = None, False
+        result.attempts += [(result.nit, a) for a in reduced["attempts"]
+                            if a.status is not Status.OPTIMAL]
+        result.message += (f"; then {reduced['nit']} rounds of local reduction "
+                           + ("(converged)" if reduced["converged"] else "(not converged)"))
 
     @staticmethod
     def _assemble(cg, located: dict, x, status: RunStatus, message: str,
@@ -541,14 +560,7 @@ class SemiInfiniteProgram(ProgramBase):
             return
         self.master.set_values(reduced["values"])
         result.x = {v.name(): v.value for v in self.master.variables}
-        result.objective, result.max_violation = reduced["objective"], reduced["max_violation"]
-        result.points, result.multipliers = reduced["points"], reduced["multipliers"]
-        result.reduction = {k: reduced[k] for k in ("nit", "steps", "converged")}
-        result.upper_bound, result.violation_proved = None, False  # a bound at another x
-        result.attempts += [(result.nit, a) for a in reduced["attempts"]
-                            if a.status is not Status.OPTIMAL]
-        result.message += (f"; then {reduced['nit']} rounds of local reduction "
-                           + ("(converged)" if reduced["converged"] else "(not converged)"))
+        self._reduced(result, reduced)
 
     def _bracket(self, result: SIPResult, constants, tol: float) -> None:
         """``result.bracket`` from a certified feasible point
