@@ -61,9 +61,12 @@ ALL_METHODS = ("ipopt", "slsqp", "trust-constr")
 #: barrier parameter, 10⁻¹², on inactive rows: they are reported as the zeros they are)
 INACTIVE_RTOL = 1e-6
 
-# IPOPT's return codes (cyipopt's ``status``) that leave a usable point; every other one
-# (local infeasibility, diverging iterates, restoration failure, …) is a solver error here
-_IPOPT_STATUS = {0: Status.OPTIMAL, 1: Status.OPTIMAL_INACCURATE, -1: Status.ITERATION_LIMIT,
+# IPOPT's return codes (cyipopt's ``status``) that leave a usable point (3: the search
+# direction became too small, IPOPT asking for more accuracy than the problem's rounding
+# allows: a point near a solution, inaccurate); every other one (local infeasibility,
+# diverging iterates, restoration failure, …) is a solver error here
+_IPOPT_STATUS = {0: Status.OPTIMAL, 1: Status.OPTIMAL_INACCURATE,
+                 3: Status.OPTIMAL_INACCURATE, -1: Status.ITERATION_LIMIT,
                  -4: Status.ITERATION_LIMIT, -5: Status.ITERATION_LIMIT}
 
 

@@ -26,20 +26,29 @@ from .derivatives import derivative, measured_differences
 from .master import IndexPointMaster
 from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
 from .scales import next_objective_scale, positive_scale
-from .space import ConstraintPrice
+from .sampled import climb
+from .space import ConstraintPrice, IndexPointPricing
 
 
-class _ScaledProgram:
+class ScaledProgram:
     """The restricted master as the back-ends see it (the program of
     :mod:`sipkl.solvers.nlp`): f/σ_f, and the rows g_j(x, t)/s_j at the index points and
     c_k(x)/σ_k (inequalities first, then equalities), each evaluated once per x (the
     back-ends ask for values and derivatives at the same x several times). Values that are
     not finite at a trial point go to the back-end, which steps back; the accepted points
-    are checked (:meth:`NonlinearMaster.scales`)."""
+    are checked (:meth:`NonlinearMaster.scales`).
+
+    ``climbed`` (the local reduction's, :mod:`sipkl.sip.nonlinear_reduction`): per
+    constraint, points from which g_j(x, ·) is climbed to a local maximum at every x, the
+    maxima's rows following the index points' (values and x-gradients at the maximizers:
+    the reduced constraints and their envelope-theorem gradients)."""
 
     def __init__(self, master: NonlinearMaster, points, objective_scale, scales,
-                 finite_scales):
+                 finite_scales, climbed=None):
         self.master, self.points = master, points
+        self.climbed = [np.zeros((0, c.T.dim)) for c in master.semi_infinite] \
+            if climbed is None else climbed
+        self._tops = None
         self.objective_scale, self.scales, self.finite_scales = (objective_scale, scales,
                                                                  finite_scales)
         inequality = [c for c in master.finite if not c.equality]
@@ -65,11 +74,13 @@ class _ScaledProgram:
     def _evaluate(self, x):
         key = np.asarray(x, dtype=float).tobytes()
         if key != self._key:
-            values, jacobians = [], []
+            values, jacobians, tops = [], [], list(self.climbed)
             x = np.asarray(x, dtype=float)
             for kind, k in self.blocks:
                 if kind == "g":
                     sic, points = self.master.semi_infinite[k], self.points[k]
+                    tops[k] = self._climb(sic, x, k)
+                    points = np.vstack([points, tops[k]])
                     if not len(points):
                         continue
                     with np.errstate(all="ignore"):  # a trial point may overflow: the
@@ -86,8 +97,22 @@ class _ScaledProgram:
             n = len(x)
             self._value = np.concatenate(values) if values else np.zeros(0)
             self._jacobian = np.vstack(jacobians) if jacobians else np.zeros((0, n))
-            self._key = key
+            self._key, self._tops = key, tops
         return self._value, self._jacobian
+
+    def climbed_at(self, x) -> list:
+        """Per constraint, the maximizers that the ``climbed`` points reach at x."""
+        self._evaluate(x)
+        return self._tops
+
+    def _climb(self, sic, x, k) -> np.ndarray:
+        """The local maximizers of g_k(x, ·) from the ``climbed`` points (the points
+        themselves where g is not finite there: the back-end steps back)."""
+        starts = self.climbed[k]
+        if not len(starts) or not np.all(np.isfinite(sic.raw_values(x, starts))):
+            return starts
+        problem = IndexPointPricing(sic, ConstraintPrice(x, self.scales[k]))
+        return climb(problem, starts).x
 
 
 @dataclass
@@ -145,7 +170,7 @@ class NonlinearMaster(IndexPointMaster):
     def __init__(self, f: Callable, semi_infinite: Sequence[NonlinearConstraint],
                  x0: np.ndarray, grad_f: Callable = None, lower=None, upper=None,
                  finite: Sequence[FiniteConstraint] = (), methods: Sequence[str] = METHODS,
-                 tol: float = 1e-10, max_iter: int = 3000):
+                 tol: float = 1e-10, max_iter: int = 500):
         super().__init__(semi_infinite)
         self.f, self.grad_f, self.finite = f, grad_f, list(finite)
         self.x0 = np.asarray(x0, dtype=float)
@@ -162,16 +187,19 @@ class NonlinearMaster(IndexPointMaster):
         self._references = [c.T.initial_points(1) for c in self.semi_infinite]
         self.reset()
 
-    def reset(self) -> None:
-        """Start a new run: from ``x0``, with no scale kept."""
-        self._x, self._objective_scale, self.failure = self.x0.copy(), None, None
+    def reset(self, start=None) -> None:
+        """Start a new run: from ``start`` (default ``x0``), with no scale kept."""
+        self._x = (self.x0 if start is None else np.asarray(start, dtype=float)).copy()
+        self._objective_scale, self._totals, self.failure = None, None, None
 
     def get_state(self) -> dict:
         """The start of the next solve and σ_f (:class:`~sipkl.contracts.Stateful`)."""
-        return {"x": self._x.tolist(), "objective_scale": self._objective_scale}
+        return {"x": self._x.tolist(), "objective_scale": self._objective_scale,
+                "totals": self._totals}
 
     def set_state(self, state: dict) -> None:
         self._x, self._objective_scale = np.array(state["x"]), state["objective_scale"]
+        self._totals = state.get("totals")
 
     # -- values and scales -------------------------------------------------------------
     def objective_gradient(self, x) -> np.ndarray:
@@ -210,7 +238,10 @@ class NonlinearMaster(IndexPointMaster):
         start = self._x
         self._objective_scale = next_objective_scale(self._objective_scale,
                                                      self.objective_scale(start))
-        program = _ScaledProgram(self, points, self._objective_scale, self.scales(start, points),
+        scales = self.scales(start, points)
+        if self._totals is not None:
+            scales = objective_units(scales, self._totals, self._objective_scale)
+        program = ScaledProgram(self, points, self._objective_scale, scales,
                                  self.finite_scales(start))
         answer, attempts = minimize_nlp(program, start, self.lower, self.upper,
                                         methods=self.methods, tol=self.tol,
@@ -220,7 +251,7 @@ class NonlinearMaster(IndexPointMaster):
             return self.failure
         return self._solution(answer, program, groups, points, attempts)
 
-    def _solution(self, answer: NLPAnswer, program: _ScaledProgram, groups, points,
+    def _solution(self, answer: NLPAnswer, program: ScaledProgram, groups, points,
                   attempts) -> MasterSolution:
         x = answer.x
         multipliers = active_multipliers(program, answer)
@@ -235,7 +266,9 @@ class NonlinearMaster(IndexPointMaster):
             finite.append((k, multipliers[row:row + q] * self._objective_scale
                            / program.finite_scales[k]))
             row += q
-        price_scales = self.scales(x, points)
+        self._totals = [float(weights[g].sum()) for g in groups]
+        price_scales = objective_units(self.scales(x, points), self._totals,
+                                       self.objective_scale(x))
         price = [ConstraintPrice(x.copy(), s) for s in price_scales]
         relative = np.zeros(len(weights))
         for sic, group, own, s in zip(self.semi_infinite, groups, points, price_scales):
@@ -248,6 +281,14 @@ class NonlinearMaster(IndexPointMaster):
                               threshold=0.0, gap=0.0, status=answer.attempt.status,
                               attempts=attempts, model=model, column_prices=relative,
                               convex=False, cut_scale=1.0)
+
+
+def objective_units(scales, totals, objective_scale) -> np.ndarray:
+    """u_j = min(s_j, σ_f/M_j), M_j > 0 the total multiplier of constraint j (else s_j): a
+    violation v of g_j moves f by about M_j·v, so a violation below tol·u_j is one below
+    tol·s_j that also moves f by less than tol·σ_f."""
+    return np.array([min(s, objective_scale / m) if m > 0 else s
+                     for s, m in zip(scales, totals)])
 
 
 def _magnitudes(values: np.ndarray, jacobian: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -22,6 +22,7 @@ feasible point has found none locally (``master_failed`` with the solver's messa
 from __future__ import annotations
 
 import copy
+import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -34,8 +35,18 @@ from .constraint import IndexConstraint, checked_callable
 from .index_sets import finite_array
 from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
 from .nonlinear_master import NonlinearMaster
+from .nonlinear_reduction import reduce_nonlinear
 from .program import ProgramBase, SIPResult
+from .saddle import negative_curvature
+from .sampled import DenseSampleOracle
 from .space import IndexPointSpace
+
+#: restarts from saddle points at most (``solve(second_order=True)``)
+ESCAPES = 3
+
+#: the restart's distance from a saddle along its direction d (‖d / D‖ = 1, D the variables'
+#: sizes): a tenth of each variable's size
+ESCAPE_STEP = 0.1
 
 
 class NonlinearSemiInfiniteProgram(ProgramBase):
@@ -130,7 +141,8 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
     def solve(self, oracle=None, *, tol: float = 1e-6, atol: float = 0.0, max_iter: int = 100,
               time_limit: float = None, lipschitz=None, initial_points=None, n_price=None,
               prune="increase", random_state=None, verbose: int = 0, callback=None,
-              methods: Sequence[str] = METHODS, checkpoint=None, resume=None) -> SIPResult:
+              methods: Sequence[str] = METHODS, checkpoint=None, resume=None,
+              reduce=None, second_order: bool = True) -> SIPResult:
         """Solve by the exchange method on :class:`~sipkl.engine.ColumnGeneration` with the
         local NLP master.
 
@@ -138,10 +150,19 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         <sipkl.sip.SemiInfiniteProgram.solve>` (``oracle``: default ``"dense"`` on index
         sets of dimension ≤ 2, ``tol``, ``atol``, ``max_iter``, ``time_limit``,
         ``lipschitz``, ``initial_points``, ``n_price``, ``prune``, ``random_state``,
-        ``verbose``, ``callback``, ``checkpoint``, ``resume``), less those of the convex
-        master (no local reduction, no bracket, no unboundedness test: the first master over
-        ``initial_points`` must have a solution), and ``methods``, the NLP back-ends tried in
-        order (see :class:`~sipkl.sip.NonlinearMaster` and :mod:`sipkl.solvers.nlp`).
+        ``verbose``, ``callback``, ``checkpoint``, ``resume``, ``reduce``: default with the
+        dense oracle), less those of the convex master (no bracket, no unboundedness test:
+        the first master over ``initial_points`` must have a solution), and ``methods``, the
+        NLP back-ends tried in order (see :class:`~sipkl.sip.NonlinearMaster` and
+        :mod:`sipkl.solvers.nlp`). The local reduction here is one NLP solve of the reduced
+        problem itself (:mod:`sipkl.sip.nonlinear_reduction`).
+
+        ``second_order`` (default ``True``): a successful run's answer is checked for
+        negative curvature of the Lagrangian on the active constraints' tangent space
+        (:mod:`sipkl.sip.saddle`); at such a saddle the run restarts from x ± ``ESCAPE_STEP``
+        times the direction (both signs, over the first index points) and keeps the first
+        restart whose objective is lower by more than ``tol`` of its scale, at most
+        ``ESCAPES`` times, within ``time_limit``. A callback sees the restarts' rounds.
 
         Returns
         -------
@@ -160,23 +181,84 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
             raise ValueError(f"methods must be a non-empty sequence of {list(ALL_METHODS)}, "
                              f"got {methods!r}")
         constants = self._per_constraint(lipschitz, "lipschitz")
-        n_price = self._n_price(n_price)
-        prune = self._prune(prune)
+        options = {"tol": tol, "atol": atol, "max_iter": max_iter,
+                   "n_price": self._n_price(n_price), "prune": self._prune(prune),
+                   "verbose": verbose, "random_state": random_state, "checkpoint": checkpoint}
         space = IndexPointSpace(self.semi_infinite, constants)
         oracle = self._oracle(oracle, constants)
-        columns = self._initial_columns(initial_points)
         self.master.methods = tuple(methods)
-        self.master.reset()
-        engine = self._engine(oracle, callback, tol=tol, atol=atol, max_iter=max_iter,
-                              time_limit=time_limit, n_price=n_price, prune=prune,
-                              verbose=verbose, random_state=random_state,
-                              checkpoint=checkpoint)
+        if reduce is None:
+            reduce = isinstance(oracle, DenseSampleOracle)
+        reduce = reduce and not any(c.T.finite for c in self.semi_infinite)
+        deadline = None if time_limit is None else time.perf_counter() + time_limit
+
+        def run(start, columns, resume=None):
+            remaining = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
+            engine = self._engine(oracle, callback, time_limit=remaining, **options)
+            self.master.reset(start)
+            result = self._result(engine.run_space(space, columns, resume))
+            if reduce and result.success:
+                self._reduce(result, tol + atol)
+            return result
+
         try:
-            return self._result(engine.run_space(space, columns, resume))
+            result = run(self.master.x0, self._initial_columns(initial_points), resume)
         except RuntimeError:  # the engine's "failed before any master solution"
             if self.master.failure is None:
                 raise
             return self._failed(self.master.failure)
+        for _ in range(ESCAPES if second_order else 0):
+            if not result.success or (deadline is not None and time.perf_counter() > deadline):
+                break
+            lower = self._below_saddle(result, run, tol + atol)
+            if lower is None:
+                break
+            result = lower
+        return result
+
+    def _below_saddle(self, result: SIPResult, run, tol: float):
+        """Where ``result`` is a saddle (:func:`~sipkl.sip.saddle.negative_curvature`), the
+        run restarted from x ± ``ESCAPE_STEP``·d (over the first index points) whose
+        objective is lower by more than ``tol``·σ_f (its ``nit`` and ``attempts`` counting
+        both runs), else ``None`` (the message then says that x is a saddle)."""
+        direction = negative_curvature(self.master, result.x, result.points, result.multipliers,
+                                       result.scales, result.finite_multipliers)
+        if direction is None:
+            return None
+        decrease = tol * self.master.objective_scale(result.x)
+        columns = self._initial_columns(None)
+        for sign in (1.0, -1.0):
+            start = np.clip(result.x + sign * ESCAPE_STEP * direction, self.master.lower,
+                            self.master.upper)
+            try:
+                trial = run(start, columns)
+            except RuntimeError:  # the engine's "failed before any master solution"
+                if self.master.failure is None:
+                    raise
+                continue
+            if trial.success and trial.objective < result.objective - decrease:
+                trial.attempts = result.attempts + [(result.nit + it, a)
+                                                    for it, a in trial.attempts]
+                trial.nit += result.nit
+                trial.message += (f"; restarted from a saddle point at f = "
+                                  f"{result.objective:.10g} along a direction of negative "
+                                  "curvature of the Lagrangian")
+                return trial
+        result.message += ("; a saddle point: the Lagrangian has negative curvature on the "
+                           "active constraints' tangent space, and no lower point was found "
+                           "along it")
+        return None
+
+    def _reduce(self, result: SIPResult, cut: float) -> None:
+        """The local reduction (:func:`~sipkl.sip.nonlinear_reduction.reduce_nonlinear`)
+        from ``result``, which it updates where the reduced answer passes its check."""
+        reduced = reduce_nonlinear(self.master, result.x, result.points, result.multipliers,
+                                   result.scales, cut)
+        if reduced is None:
+            result.message += "; the local reduction did not improve on this answer"
+            return
+        result.x, result.finite_multipliers = reduced["x"], reduced["finite_multipliers"]
+        self._reduced(result, reduced)
 
     def solve_discretized(self, n_points: int = 101, methods: Sequence[str] = METHODS
                           ) -> SIPResult:

@@ -118,9 +118,10 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
         duals = np.array([max(float(np.max(c.dual_value)), 0.0) for c in corrected])
         tight = np.array([float(np.max(c.expr.value)) for c in corrected]) >= -TIGHT_RTOL
         keep = tight | (duals > 1e-9 * duals.max(initial=0.0))
-        active, relative = _checked(master, oracle, [
-            np.array([r.t for r, k in zip(reduced, keep) if r.j == j and k]).reshape(
-                -1, sic.T.dim) for j, sic in enumerate(master.semi_infinite)], scales, cut)
+        active, relative = checked_points(master.semi_infinite, [
+            ConstraintPrice(sic.x_value(), s) for sic, s in zip(master.semi_infinite, scales)],
+            oracle, [np.array([r.t for r, k in zip(reduced, keep) if r.j == j and k]).reshape(
+                -1, sic.T.dim) for j, sic in enumerate(master.semi_infinite)], cut)
         if steps and steps[-1] <= REDUCTION_RTOL and relative.max() <= cut:
             converged = True
             break
@@ -152,14 +153,13 @@ def _solve(problem: cp.Problem, solvers, attempts: list) -> Status:
     return status
 
 
-def _checked(master, oracle, active, scales, cut):
-    """Each constraint's active points with the violators that a dense search at the
-    variables' values finds (relative value above ``cut``; the exchange step within the
-    rounds), and per constraint the largest relative value found."""
-    largest = np.empty(len(active))
-    for j, (sic, scale, ts) in enumerate(zip(master.semi_infinite, scales, active)):
-        problem = IndexPointPricing(sic, ConstraintPrice(sic.x_value(), scale))
-        where, value = oracle.search(problem, ts)
+def checked_points(semi_infinite, prices, oracle, active, cut):
+    """Each constraint's active points with the violators that a dense search at its price
+    (x and scale) finds (relative value above ``cut``; the exchange step within the rounds),
+    and per constraint the largest relative value found."""
+    active, largest = list(active), np.empty(len(active))
+    for j, (sic, price, ts) in enumerate(zip(semi_infinite, prices, active)):
+        where, value = oracle.search(IndexPointPricing(sic, price), ts)
         largest[j] = value[0]
         active[j] = np.vstack([ts, where[value > cut]])
     return active, largest

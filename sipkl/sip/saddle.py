@@ -1,0 +1,96 @@
+"""Second-order check of a local answer of a nonlinear semi-infinite program: is it a saddle?
+
+A local NLP method stops at a KKT point, which need not be a local minimizer: from a start
+that is symmetric in some of the variables (OET6 and OET7 from 0, whose terms
+a_i·exp(b_i t) are interchangeable) every iterate keeps the symmetry, and the run ends at the
+best point of the symmetric subspace, a saddle of the whole program. The second-order
+necessary condition for a minimizer of the reduced problem (Hettich & Kortanek 1993, §3,
+Theorem 3.5; Nocedal & Wright 2006, Theorem 12.5) is
+
+    dᵀ ∇²L(x*) d ≥ 0   for every d with ∇φ_i(x*)ᵀd = 0 on the active constraints,
+
+L = f + Σ λ_i φ_i + Σ μ_k c_k, φ_i(x) = g_j(x, t_i(x)) the reduced constraints (t_i(x) the
+local maximizer of g_j(x, ·) near the active point t_i). ∇²L is taken by central
+differences of ∇L = ∇f + Σ λ_i ∇ₓg_j(x, t_i(x)) + Σ μ_k ∇c_k (the envelope theorem's
+gradients, so the differences carry the curvature of the maximizers' motion), in the
+coordinates x_k / D_k (D the variables' sizes) and divided by σ_f, so that its eigenvalues
+are scale-free; the tangent space is the null space of the active rows (constraints with
+positive multipliers, equalities, bounds at which x lies). A most negative eigenvalue below
+``−CURVATURE_RTOL`` times the largest entry of ∇²L is a direction of descent along which a run
+can leave the saddle.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .nonlinear_master import ScaledProgram
+from .nonlinear_reduction import ACTIVE_RTOL
+from .sampled import climb
+from .space import ConstraintPrice, IndexPointPricing
+
+#: the relative step of the central differences of ∇L (of the variables' sizes D)
+HESSIAN_RSTEP = 1e-5
+
+#: negative curvature: the least eigenvalue of the reduced Hessian below −this times the
+#: largest entry of ∇²L (the differences are accurate to about HESSIAN_RSTEP² + ε/HESSIAN_RSTEP
+#: of it, 10⁻¹⁰: a margin of 10⁴)
+CURVATURE_RTOL = 1e-6
+
+#: a variable within this fraction of its size D_k of a bound lies at it
+BOUND_RTOL = 1e-8
+
+
+def negative_curvature(master, x, points, multipliers, scales, finite_multipliers):
+    """A direction d (in x's units, ‖d / D‖ = 1) of negative curvature of the Lagrangian on
+    the tangent space of the active constraints at ``x``, or ``None`` where the reduced
+    Hessian is positive semidefinite (to ``CURVATURE_RTOL``) or the tangent space is {0}.
+    ``points``, ``multipliers``, ``scales`` and ``finite_multipliers`` are a result's."""
+    x = np.asarray(x, dtype=float)
+    n = len(x)
+    size = np.maximum(np.abs(x), master.typical)
+    tops, weights = [], []
+    for sic, p, m, s in zip(master.semi_infinite, points, multipliers, scales):
+        on = m > ACTIVE_RTOL * max(m.max(initial=0.0), 1e-300)
+        found = climb(IndexPointPricing(sic, ConstraintPrice(x, s)), p[on]).x if on.any() \
+            else p[on]
+        tops.append(found)
+        weights.append(m[on] * s)
+    objective_scale = master.objective_scale(x)
+    program = ScaledProgram(master, [t[:0] for t in tops], objective_scale,
+                            np.asarray(scales, dtype=float), master.finite_scales(x),
+                            climbed=tops)
+    row_weights = [np.concatenate(weights) / objective_scale] if weights else []
+    for kind, k in program.blocks:
+        if kind == "c":
+            row_weights.append(finite_multipliers[k] * program.finite_scales[k]
+                               / objective_scale)
+    lam = np.concatenate(row_weights) if row_weights else np.zeros(0)
+
+    def lagrangian_gradient(z):
+        return program.gradient(z) + program.jacobian(z).T @ lam
+
+    steps = HESSIAN_RSTEP * size
+    hessian = np.empty((n, n))
+    for k in range(n):
+        e = np.zeros(n)
+        e[k] = steps[k]
+        hessian[:, k] = (lagrangian_gradient(x + e) - lagrangian_gradient(x - e)) / (2 * steps[k])
+    hessian = 0.5 * (hessian + hessian.T) * size[:, None] * size[None, :]
+    jacobian = program.jacobian(x) * size[None, :]
+    equality = np.arange(len(lam)) >= len(lam) - program.n_equality
+    rows = [jacobian[(lam > 0) | equality]]
+    at_bound = (x - master.lower <= BOUND_RTOL * size) | (master.upper - x <= BOUND_RTOL * size)
+    rows.append(np.eye(n)[at_bound])
+    active = np.vstack(rows)
+    if len(active):
+        _, singular, vt = np.linalg.svd(active)
+        rank = int(np.sum(singular > 1e-10 * max(singular.max(initial=0.0), 1e-300)))
+        tangent = vt[rank:].T
+    else:
+        tangent = np.eye(n)
+    if tangent.shape[1] == 0:
+        return None
+    eigenvalues, vectors = np.linalg.eigh(tangent.T @ hessian @ tangent)
+    if eigenvalues[0] >= -CURVATURE_RTOL * max(np.abs(hessian).max(), 1e-300):
+        return None
+    return size * (tangent @ vectors[:, 0])
