@@ -822,3 +822,20 @@ def test_fseminf_two_dimensional_reference_is_a_verified_local_optimum():
     e = 1e-6
     hphi = np.array([(grad_phi(x + e * d) - grad_phi(x - e * d)) / (2 * e) for d in np.eye(3)])
     assert np.linalg.eigvalsh(2 * np.eye(3) + lam * (hphi + hphi.T) / 2).min() >= 1.0
+
+
+def test_the_reduced_rows_step_back_where_g_overflows_at_a_trial_x():
+    """The local reduction's rows climb g(x, ·) at every x the back-end asks for: where g
+    overflows on the way (a trial x far out), the rows are NaN — the back-end steps back —
+    not an error; at a sound x the row is the maximum, here g(x, 1) = e^x − 2 at the face
+    t = 1, with its x-gradient e^x (the envelope theorem's)."""
+    from sipkl.sip.nonlinear_master import ScaledProgram
+    program = NonlinearSemiInfiniteProgram(lambda x: x[0] ** 2, NonlinearConstraint(
+        lambda x, t: np.exp(x[0] * t[:, 0]) - 2.0, Box([0.0], [1.0])), [0.5])
+    rows = ScaledProgram(program.master, [np.zeros((0, 1))], 1.0, np.ones(1), np.ones(0),
+                         climbed=[np.array([[0.5]])])
+    with np.errstate(over="ignore"):
+        assert np.isnan(rows.constraints(np.array([1e4]))).all()
+    np.testing.assert_allclose(rows.constraints(np.array([1.0])), [np.e - 2.0], rtol=1e-12)
+    np.testing.assert_allclose(rows.jacobian(np.array([1.0])), [[np.e]], rtol=1e-8)
+    np.testing.assert_allclose(rows.climbed_at(np.array([1.0]))[0], [[1.0]])

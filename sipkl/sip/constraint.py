@@ -29,6 +29,12 @@ from cvxpy.atoms.affine.unary_operators import NegExpression
 
 from .index_sets import IndexSet
 
+class NonFiniteValue(ValueError):
+    """g(x, t) is not finite at a point of T (g must be finite on T): an error naming the
+    constraint and t; a local search at a trial x (the NLP back-ends') treats it as a
+    point to step back from."""
+
+
 #: the finite-difference step of the t-gradient, as a fraction of the box's width per
 #: coordinate: ε^(1/3) (central differences, round-off and truncation balanced)
 FD_STEP = np.finfo(float).eps ** (1.0 / 3.0)
@@ -101,7 +107,7 @@ class IndexConstraint:
                 values[k] = value.item()
         bad = ~np.isfinite(values)
         if bad.any():
-            raise ValueError(f"semi-infinite constraint {self.name!r}: g(x, t) = "
+            raise NonFiniteValue(f"semi-infinite constraint {self.name!r}: g(x, t) = "
                              f"{values[bad][0]} at t = {points[bad][0].tolist()} (g must be "
                              "finite on T)")
         return values

@@ -22,6 +22,7 @@ import numpy as np
 
 from ..contracts import Column, MasterSolution
 from ..solvers.nlp import METHODS, NLPAnswer, active_multipliers, minimize_nlp
+from .constraint import NonFiniteValue
 from .derivatives import derivative, measured_differences
 from .master import IndexPointMaster
 from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
@@ -106,13 +107,17 @@ class ScaledProgram:
         return self._tops
 
     def _climb(self, sic, x, k) -> np.ndarray:
-        """The local maximizers of g_k(x, ·) from the ``climbed`` points (the points
-        themselves where g is not finite there: the back-end steps back)."""
+        """The local maximizers of g_k(x, ·) from the ``climbed`` points (NaN where g is not
+        finite on the way at this trial x: the back-end steps back)."""
         starts = self.climbed[k]
-        if not len(starts) or not np.all(np.isfinite(sic.raw_values(x, starts))):
+        if not len(starts):
             return starts
         problem = IndexPointPricing(sic, ConstraintPrice(x, self.scales[k]))
-        return climb(problem, starts).x
+        try:
+            with np.errstate(all="ignore"):
+                return climb(problem, starts).x
+        except NonFiniteValue:
+            return np.full_like(starts, np.nan)
 
 
 @dataclass

@@ -29,7 +29,10 @@ stay imposed as plain constraints (but those within ``NEAR_RTOL`` of a maximizer
 would duplicate it). After each solve every index set is sampled densely at the new x and
 its maxima refined (:class:`~sipkl.sip.sampled.DenseSampleOracle`); maximizers above the
 exchange method's cut join the next solve. The reduced answer is kept only where the last
-check finds no relative violation above the cut; else the exchange method's answer stands.
+check finds no relative violation above the cut and its objective is not above the exchange
+method's by more than the cut allows (``len(constraints)·cut·σ_f``: a higher value is another
+point, not a correction); else the exchange method's answer stands. A solve that ends at its
+iteration limit is not used.
 """
 from __future__ import annotations
 
@@ -41,6 +44,11 @@ from .nonlinear_master import ScaledProgram, objective_units
 from .reduction import MAX_ROUNDS, NEAR_RTOL, SAME_RTOL, checked_points
 from .sampled import DenseSampleOracle, climb
 from .space import ConstraintPrice, IndexPointPricing
+
+#: the back-ends' iteration limit in a solve (it starts near a solution: where the reduced
+#: problem is well posed IPOPT needs tens of iterations; a solve that reaches the limit is
+#: not used)
+MAX_ITER = 200
 
 #: an index point whose multiplier is at least this fraction of its constraint's largest is
 #: active (the points the reduction climbs from)
@@ -65,6 +73,10 @@ def reduce_nonlinear(master, x, points, multipliers, scales, cut):
               for p, m in zip(points, multipliers)]
     oracle, steps, attempts = DenseSampleOracle(), [], []
     objective, program, answer, relative = float(master.f(x)), None, None, np.array([np.inf])
+    # the exchange method's x violates g_j by at most cut·u_j, which moves f by about
+    # cut·σ_f per constraint: a reduced value further above it is another point, not a
+    # correction of this one
+    ceiling = objective + len(sics) * cut * objective_scale
     for _ in range(MAX_ROUNDS):
         starts = [_maximizers(sic, x, s, ts) for sic, s, ts in zip(sics, scales, active)]
         plain = [p[~sic.T.same_columns(p[:, None], m, NEAR_RTOL).any(axis=1)] if len(m) else p
@@ -73,9 +85,9 @@ def reduce_nonlinear(master, x, points, multipliers, scales, cut):
                                 master.finite_scales(x), climbed=starts)
         found, tried = minimize_nlp(program, x, master.lower, master.upper,
                                     methods=master.methods, tol=master.tol,
-                                    max_iter=master.max_iter, deadline=master.deadline)
+                                    max_iter=MAX_ITER, deadline=master.deadline)
         attempts += tried
-        if found is None:
+        if found is None or found.attempt.status is Status.ITERATION_LIMIT:
             break
         answer, x = found, found.x
         new_objective = float(master.f(x))
@@ -86,7 +98,7 @@ def reduce_nonlinear(master, x, points, multipliers, scales, cut):
                                           oracle, tops, cut)
         if relative.max() <= cut:
             break
-    if answer is None or relative.max() > cut:
+    if answer is None or relative.max() > cut or objective > ceiling:
         return None
     weights = active_multipliers(program, answer) * objective_scale
     tops = program.climbed_at(x)

@@ -15,9 +15,10 @@ differences of ∇L = ∇f + Σ λ_i ∇ₓg_j(x, t_i(x)) + Σ μ_k ∇c_k (the 
 gradients, so the differences carry the curvature of the maximizers' motion), in the
 coordinates x_k / D_k (D the variables' sizes) and divided by σ_f, so that its eigenvalues
 are scale-free; the tangent space is the null space of the active rows (constraints with
-positive multipliers, equalities, bounds at which x lies). A most negative eigenvalue below
-``−CURVATURE_RTOL`` times the largest entry of ∇²L is a direction of descent along which a run
-can leave the saddle.
+positive multipliers, equalities, bounds at which x lies). The differences' error is measured,
+not assumed: the reduced Hessian is taken with the step h and with 2h, and a most negative
+eigenvalue below ``−CURVATURE_NOISE`` times their largest difference is a direction of
+descent along which a run can leave the saddle.
 """
 from __future__ import annotations
 
@@ -31,10 +32,9 @@ from .space import ConstraintPrice, IndexPointPricing
 #: the relative step of the central differences of ∇L (of the variables' sizes D)
 HESSIAN_RSTEP = 1e-5
 
-#: negative curvature: the least eigenvalue of the reduced Hessian below −this times the
-#: largest entry of ∇²L (the differences are accurate to about HESSIAN_RSTEP² + ε/HESSIAN_RSTEP
-#: of it, 10⁻¹⁰: a margin of 10⁴)
-CURVATURE_RTOL = 1e-6
+#: negative curvature: the least eigenvalue of the reduced Hessian below −this times its
+#: differences' error, measured as the change of the reduced Hessian when the step doubles
+CURVATURE_NOISE = 100.0
 
 #: a variable within this fraction of its size D_k of a bound lies at it
 BOUND_RTOL = 1e-8
@@ -69,13 +69,16 @@ def negative_curvature(master, x, points, multipliers, scales, finite_multiplier
     def lagrangian_gradient(z):
         return program.gradient(z) + program.jacobian(z).T @ lam
 
-    steps = HESSIAN_RSTEP * size
-    hessian = np.empty((n, n))
-    for k in range(n):
-        e = np.zeros(n)
-        e[k] = steps[k]
-        hessian[:, k] = (lagrangian_gradient(x + e) - lagrangian_gradient(x - e)) / (2 * steps[k])
-    hessian = 0.5 * (hessian + hessian.T) * size[:, None] * size[None, :]
+    def hessian(rstep):  # ∇²L by central differences, in the coordinates x_k / D_k
+        columns = []
+        for k in range(n):
+            e = np.zeros(n)
+            e[k] = rstep * size[k]
+            columns.append((lagrangian_gradient(x + e) - lagrangian_gradient(x - e))
+                           / (2 * rstep))
+        h = np.array(columns).T * size[:, None]
+        return 0.5 * (h + h.T)
+
     jacobian = program.jacobian(x) * size[None, :]
     equality = np.arange(len(lam)) >= len(lam) - program.n_equality
     rows = [jacobian[(lam > 0) | equality]]
@@ -90,7 +93,9 @@ def negative_curvature(master, x, points, multipliers, scales, finite_multiplier
         tangent = np.eye(n)
     if tangent.shape[1] == 0:
         return None
-    eigenvalues, vectors = np.linalg.eigh(tangent.T @ hessian @ tangent)
-    if eigenvalues[0] >= -CURVATURE_RTOL * max(np.abs(hessian).max(), 1e-300):
+    reduced = tangent.T @ hessian(HESSIAN_RSTEP) @ tangent
+    noise = np.abs(reduced - tangent.T @ hessian(2 * HESSIAN_RSTEP) @ tangent).max()
+    eigenvalues, vectors = np.linalg.eigh(reduced)
+    if eigenvalues[0] >= -CURVATURE_NOISE * noise:
         return None
     return size * (tangent @ vectors[:, 0])
