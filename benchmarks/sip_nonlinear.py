@@ -1,12 +1,13 @@
 """Nonconvex semi-infinite programs from the literature, with default settings.
 
-For each problem of ``sipkl.sip.nonlinear_problems.NONLINEAR_PROBLEMS`` (its statement,
+For each problem of ``sipkl.sip.nonlinear_problems.NONLINEAR_PROBLEMS`` and
+``NONLINEAR_PROBLEMS_2D`` (its statement,
 start and reference value with its source): ``problem.build().solve()`` with nothing set (the
 IPOPT master, the dense oracle), and the same with no derivative stated (``build(False)``:
 the complex step in x, central differences in t); the objective, its difference from the
 reference (absolute where the reference is 0), the status, iterations and time (median of
 ``--repeats``), and the largest violation of the returned x on an independent grid of 2·10⁵
-points per constraint, relative to the constraint's scale. The statuses are local ones:
+points per constraint (1001² in 2-D), relative to the constraint's scale. The statuses are local ones:
 the master is a local NLP solver.
 
 Run:  .venv/bin/python benchmarks/sip_nonlinear.py [--repeats 3]
@@ -27,14 +28,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a source checkout
 
 from sipkl.sip.index_sets import Box  # noqa: E402
-from sipkl.sip.nonlinear_problems import NONLINEAR_PROBLEMS  # noqa: E402
+from sipkl.sip.nonlinear_problems import NONLINEAR_PROBLEMS, NONLINEAR_PROBLEMS_2D  # noqa: E402
 
 
 def grid_violation(problem, x, scales):
-    """max_j max over 2·10⁵ grid points of g_j(x, t) / s_j."""
+    """max_j max over 2·10⁵ grid points (1001² in 2-D) of g_j(x, t) / s_j."""
     worst = -np.inf
     for c, s in zip(problem.constraints, scales):
-        t = Box(c.lower, c.upper).tensor_grid(200_001)
+        t = Box(c.lower, c.upper).tensor_grid(200_001 if len(c.lower) == 1 else 1001)
         worst = max(worst, float(np.max(c.g(x, t))) / s)
     return worst
 
@@ -47,9 +48,9 @@ def main(argv=None):
           f"{', '.join(f'{v:.2f}' for v in os.getloadavg())}; Python "
           f"{platform.python_version()}, NumPy {np.__version__}")
     print("\n| problem | n | reference | derivatives | ours | difference | status | "
-          "iterations | time (s) | violation on a 2·10⁵ grid ÷ s |")
+          "iterations | time (s) | violation on a 2·10⁵ (1001²) grid ÷ s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for name, problem in NONLINEAR_PROBLEMS.items():
+    for name, problem in {**NONLINEAR_PROBLEMS, **NONLINEAR_PROBLEMS_2D}.items():
         for stated in (True, False):
             times, result = [], None
             for _ in range(args.repeats):
