@@ -15,9 +15,10 @@ from .nonlinear_program import NonlinearSemiInfiniteProgram
 from .program import SemiInfiniteProgram, SIPResult
 from .robust import robust_counterpart, robust_program
 from .sets_pricing import AffineOracle, SetSearchOracle
+from .smooth_sets import SmoothSet
 
 __all__ = ["AffineOracle", "Ball", "Box", "DiscretizedMaster", "Ellipsoid", "FiniteConstraint",
            "FiniteSet", "IndexConstraint", "Intersection", "LipschitzOracle",
            "NonlinearConstraint", "NonlinearMaster", "NonlinearSemiInfiniteProgram", "Polytope",
            "Product", "SIPResult", "SemiInfiniteConstraint", "SemiInfiniteProgram",
-           "SetSearchOracle", "robust_counterpart", "robust_program"]
+           "SetSearchOracle", "SmoothSet", "robust_counterpart", "robust_program"]

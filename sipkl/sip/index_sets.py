@@ -1,5 +1,6 @@
 """Index sets T of semi-infinite constraints: boxes, finite sets, polytopes, balls and
-ellipsoids, products of them, and intersections of boxes and polytopes.
+ellipsoids, products of them, and intersections of boxes and polytopes (sets given by smooth
+convex inequalities, and intersections with ellipsoids: :mod:`sipkl.sip.smooth_sets`).
 
 An index set plays, for a semi-infinite program, the part a kernel family plays for kernel
 learning: it is the "family" of the columns (index points t) that the pricing oracles search,
@@ -311,11 +312,12 @@ def _rounded_up(value: float, magnitude: float) -> float:
     return float(value + 16.0 * np.finfo(float).eps * (abs(value) + magnitude))
 
 
-def _nlp(p: int, k: int = 0, A_t=None, A_w=None, b=None, quadratic=()) -> dict:
+def _nlp(p: int, k: int = 0, A_t=None, A_w=None, b=None, quadratic=(), smooth=()) -> dict:
     """The smooth description of :meth:`ConvexSet.nlp` (no inequality by default)."""
     A_t = np.zeros((0, p)) if A_t is None else A_t
     return {"k": k, "A_t": A_t, "A_w": np.zeros((len(A_t), k)) if A_w is None else A_w,
-            "b": np.zeros(len(A_t)) if b is None else b, "quadratic": list(quadratic)}
+            "b": np.zeros(len(A_t)) if b is None else b, "quadratic": list(quadratic),
+            "smooth": list(smooth)}
 
 
 
@@ -421,8 +423,10 @@ class ConvexSet(IndexSet):
 
     def nlp(self) -> dict:
         """The set as smooth inequalities over y = (t, w), with ``k`` auxiliary variables w:
-        ``A_t t + A_w w ≤ b`` and, per ``(index, c, G)`` of ``quadratic``,
-        ``‖G (t[index] − c)‖² ≤ 1`` (the bounds ``lower ≤ t ≤ upper`` hold as well)."""
+        ``A_t t + A_w w ≤ b``, per ``(index, c, G)`` of ``quadratic``
+        ``‖G (t[index] − c)‖² ≤ 1``, and per ``(index, fun, jac)`` of ``smooth``
+        ``fun(t[index]) ≤ 0`` (q values, q × len(index) Jacobian ``jac``) (the bounds
+        ``lower ≤ t ≤ upper`` hold as well)."""
         raise NotImplementedError
 
     def from_cube(self, u) -> np.ndarray:
@@ -915,7 +919,7 @@ class Product(ConvexSet):
         """The blocks' descriptions side by side (their auxiliary variables stacked)."""
         parts = [T.nlp() for T in self.sets]
         p, k = self.dim, sum(d["k"] for d in parts)
-        A_t, A_w, b, quadratic, offset = [], [], [], [], 0
+        A_t, A_w, b, quadratic, smooth, offset = [], [], [], [], [], 0
         for d, block in zip(parts, self._blocks):
             rows = np.zeros((len(d["b"]), p))
             rows[:, block] = d["A_t"]
@@ -925,19 +929,24 @@ class Product(ConvexSet):
             A_w.append(lifted)
             b.append(d["b"])
             quadratic += [(np.arange(p)[block][index], c, G) for index, c, G in d["quadratic"]]
+            smooth += [(np.arange(p)[block][index], fun, jac)
+                       for index, fun, jac in d["smooth"]]
             offset += d["k"]
-        return _nlp(p, k, np.vstack(A_t), np.vstack(A_w), np.concatenate(b), quadratic)
+        return _nlp(p, k, np.vstack(A_t), np.vstack(A_w), np.concatenate(b), quadratic,
+                    smooth)
 
     def __repr__(self):
         return f"Product({', '.join(map(repr, self.sets))}{self._name()})"
 
 
-def Intersection(*sets, name: str = None) -> Polytope:
+def Intersection(*sets, name: str = None) -> ConvexSet:
     """The intersection of boxes, polytopes and half-spaces or other inequalities given as
     pairs ``(A, b)`` (of one dimension; a pair alone may be unbounded): the
     :class:`Polytope` of all their inequalities, checked as any (empty, unbounded, without
-    interior: errors). The intersection with an ellipsoid or a budget set is not cheap here
-    (no closed-form exit of a ray): a ``ValueError``.
+    interior: errors). With an ellipsoid or a :class:`~sipkl.sip.smooth_sets.SmoothSet`
+    among them: the :class:`~sipkl.sip.smooth_sets.SmoothSet` of all their inequalities
+    (:func:`~sipkl.sip.smooth_sets.smooth_intersection`); a budget set (2^p facets) is a
+    ``ValueError``.
 
     Examples
     --------
@@ -968,9 +977,9 @@ def Intersection(*sets, name: str = None) -> Polytope:
                                  "entries in b")
             rows.append(A)
             rhs.append(b)
-        else:
-            raise ValueError(f"Intersection: set {k} ({T!r}) is not a Box or a Polytope given "
-                             "by A t ≤ b: only those intersect cheaply here")
+        else:  # an ellipsoid, a smooth set: the intersection is a smooth set
+            from .smooth_sets import smooth_intersection
+            return smooth_intersection(list(sets), name)
     dims = {r.shape[1] for r in rows}
     if len(dims) > 1:
         raise ValueError(f"Intersection: the sets must have one dimension, got {sorted(dims)}")

@@ -96,6 +96,8 @@ def ipopt_in_set(problem, starts: np.ndarray, tol: float = TOL,
     for index, c, G in nlp["quadratic"]:
         constraints.append(_ellipsoid(index, (c - mid[index]) / half[index],
                                       G * half[index], p + k))
+    for index, fun, jac in nlp["smooth"]:
+        constraints.append(_smooth(index, fun, jac, mid, half, p + k))
     bounds = [(-1.0, 1.0)] * p + [(None, None)] * k
 
     def negated(y):
@@ -168,6 +170,20 @@ def _ellipsoid(index, c, G, n: int) -> dict:
         row[index] = -2.0 * H @ (y[index] - c)
         return row
     return {"type": "ineq", "fun": fun, "jac": jac}
+
+
+def _smooth(index, fun, jac, mid, half, n: int) -> dict:
+    """``−fun(t[index]) ≥ 0`` with its Jacobian, over y of length n (t = mid + half∘y[:p])."""
+    def t_of(y):
+        return (mid + half * y[:len(mid)])[index]
+
+    def jacobian(y):
+        rows = -np.asarray(jac(t_of(y)), dtype=float)
+        full = np.zeros((len(rows), n))
+        full[:, index] = rows * half[index]
+        return full
+    return {"type": "ineq", "fun": lambda y: -np.asarray(fun(t_of(y)), dtype=float),
+            "jac": jacobian}
 
 
 def _lift(T, t: np.ndarray, k: int) -> np.ndarray:
