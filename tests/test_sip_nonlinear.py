@@ -839,3 +839,23 @@ def test_the_reduced_rows_step_back_where_g_overflows_at_a_trial_x():
     np.testing.assert_allclose(rows.constraints(np.array([1.0])), [np.e - 2.0], rtol=1e-12)
     np.testing.assert_allclose(rows.jacobian(np.array([1.0])), [[np.e]], rtol=1e-8)
     np.testing.assert_allclose(rows.climbed_at(np.array([1.0]))[0], [[1.0]])
+
+
+@pytest.mark.parametrize("disk", ["ball", "smooth"])
+def test_a_nonlinear_program_over_a_disk_reaches_its_closed_form(disk):
+    """max x₁ + x₂ s.t. x₁t₁ + x₂²t₂ ≤ 1 on the unit disk (a Ball, or the same disk as a
+    SmoothSet): the constraint is ‖(x₁, x₂²)‖ ≤ 1, so x₁ = 2x₂³ with 4x₂⁶ + x₂⁴ = 1 (a root by
+    brentq), to the default tol. No second-order check there (the maxima's motion is known
+    in boxes only)."""
+    from scipy.optimize import brentq
+    from sipkl.sip import Ball, SmoothSet
+    T = Ball([0.0, 0.0], 1.0) if disk == "ball" else SmoothSet(
+        lambda t: np.sum(t ** 2, axis=1) - 1.0, [-1.5, -1.5], [1.5, 1.5])
+    program = NonlinearSemiInfiniteProgram(
+        lambda x: -(x[0] + x[1]), NonlinearConstraint(
+            lambda x, t: x[0] * t[:, 0] + x[1] ** 2 * t[:, 1] - 1.0, T), [0.1, 0.1],
+        bounds=[(-5.0, 5.0), (-5.0, 5.0)])
+    result = program.solve()
+    s = brentq(lambda s: 4 * s ** 6 + s ** 4 - 1.0, 0.0, 1.0, xtol=1e-15)
+    assert result.status == "converged_local"
+    assert abs(result.objective + 2 * s ** 3 + s) <= 1e-6

@@ -32,7 +32,7 @@ from ..contracts import MasterSolution
 from ..run_status import RunStatus
 from ..solvers.nlp import ALL_METHODS, METHODS
 from .constraint import IndexConstraint, checked_callable
-from .index_sets import finite_array
+from .index_sets import Box, finite_array
 from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
 from .nonlinear_master import NonlinearMaster
 from .nonlinear_reduction import reduce_nonlinear
@@ -162,7 +162,8 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         (:mod:`sipkl.sip.saddle`); at such a saddle the run restarts from x ± ``ESCAPE_STEP``
         times the direction (both signs, over the first index points) and keeps the first
         restart whose objective is lower by more than ``tol`` of its scale, at most
-        ``ESCAPES`` times, within ``time_limit``. A callback sees the restarts' rounds.
+        ``ESCAPES`` times, within ``time_limit``. A callback sees the restarts' rounds. Over
+        index sets beyond boxes and finite sets there is no such check.
 
         Returns
         -------
@@ -207,6 +208,8 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
             if self.master.failure is None:
                 raise
             return self._failed(self.master.failure)
+        if not all(isinstance(c.T, Box) or c.T.finite for c in self.semi_infinite):
+            second_order = False  # the maximizers' motion is known in boxes only
         for _ in range(ESCAPES if second_order else 0):
             if not result.success or (deadline is not None and time.perf_counter() > deadline):
                 break

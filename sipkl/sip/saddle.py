@@ -43,17 +43,19 @@ BOUND_RTOL = 1e-8
 def negative_curvature(master, x, points, multipliers, scales, finite_multipliers):
     """A direction d (in x's units, ‖d / D‖ = 1) of negative curvature of the Lagrangian on
     the tangent space of the active constraints at ``x``, or ``None`` where the reduced
-    Hessian is positive semidefinite (to ``CURVATURE_RTOL``) or the tangent space is {0}.
-    ``points``, ``multipliers``, ``scales`` and ``finite_multipliers`` are a result's."""
+    Hessian is positive semidefinite (to ``CURVATURE_NOISE`` times its measured error) or
+    the tangent space is {0}. ``points``, ``multipliers``, ``scales`` and
+    ``finite_multipliers`` are a result's; the index sets are boxes or finite sets (the
+    maximizers climb by Newton steps in a box; a finite set's points stay)."""
     x = np.asarray(x, dtype=float)
     n = len(x)
     size = np.maximum(np.abs(x), master.typical)
     tops, weights = [], []
     for sic, p, m, s in zip(master.semi_infinite, points, multipliers, scales):
         on = m > ACTIVE_RTOL * max(m.max(initial=0.0), 1e-300)
-        found = climb(IndexPointPricing(sic, ConstraintPrice(x, s)), p[on]).x if on.any() \
-            else p[on]
-        tops.append(found)
+        moving = on.any() and not sic.T.finite  # the points of a finite set stay
+        tops.append(climb(IndexPointPricing(sic, ConstraintPrice(x, s)), p[on]).x if moving
+                    else p[on])
         weights.append(m[on] * s)
     objective_scale = master.objective_scale(x)
     program = ScaledProgram(master, [t[:0] for t in tops], objective_scale,
