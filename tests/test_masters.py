@@ -385,7 +385,9 @@ def test_newton_master_backtracks_only_to_what_its_stop_resolves(monkeypatch):
     with the tolerance tightened once; the master tightened it twice, where it says once, to
     10⁻¹⁰, at up to 37 s a solve), and a sweep cell that ran for hours. Backtracking now
     stops where the step's first-order gain is below the stop's resolution, the tolerance is
-    tightened once, and the QCQP master (the reference) answers."""
+    tightened once, one exact search runs along the Frank–Wolfe edge (at most 18 bracketing
+    solves, then Brent's), and the QCQP master (the reference) answers: 77 libsvm solves
+    (60 before the exact search)."""
     import sipkl.masters.hinge as hinge
     data = np.load(Path(__file__).parent / "data" / "breast_cancer_split0_ard.npz")
     X, y, C = data["X"], data["y"], float(data["C"])
@@ -396,7 +398,7 @@ def test_newton_master_backtracks_only_to_what_its_stop_resolves(monkeypatch):
     monkeypatch.setattr(hinge, "solve_svm_dual", lambda K, y_, C_, tol, **k: tolerances.append(
         tol) or real(K, y_, C_, tol, **k))
     fast = HingeMKLNewton(y, C).solve(grams, data["weights"])
-    assert len(tolerances) <= 60
+    assert len(tolerances) <= 80
     assert min(tolerances) == 1e-2 * HingeMKLNewton(y, C).svm_tol
     ref = HingeMKLQCQP(y, C).solve(grams, data["weights"])
     assert fast.status.value == "optimal" and ref.status.value == "optimal"
