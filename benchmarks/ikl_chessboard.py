@@ -27,10 +27,17 @@ from sipkl.datasets import make_checkerboard
 from sipkl.demo import INVERSE_THETAS
 
 
-def board(n_train, n_test, n_cells, seed, n_noise=18):
-    """Train and test sets with the two signal dimensions moved to random positions."""
+def board(n_train, n_test, n_cells, seed, n_noise=18, noise="uniform"):
+    """Train and test sets with the two signal dimensions moved to random positions; the
+    noise dimensions uniform on [0, 1] (the paper's) or standard normal (``"gaussian"``)."""
     X, y = make_checkerboard(n_train, n_noise, n_cells, random_state=seed)
     X_test, y_test = make_checkerboard(n_test, n_noise, n_cells, random_state=seed + 1)
+    if noise == "gaussian":
+        rng = np.random.default_rng([seed, 1])
+        X[:, 2:], X_test[:, 2:] = rng.normal(size=X[:, 2:].shape), rng.normal(
+            size=X_test[:, 2:].shape)
+    elif noise != "uniform":
+        raise ValueError(f"noise must be 'uniform' or 'gaussian', got {noise!r}")
     order = np.random.default_rng(seed).permutation(X.shape[1])
     scaler = StandardScaler().fit(X[:, order])
     return scaler.transform(X[:, order]), y, scaler.transform(X_test[:, order]), y_test

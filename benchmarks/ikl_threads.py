@@ -95,12 +95,13 @@ def _stand_in_for_missing(names=("cvxpy",)) -> list[str]:
     return missing
 
 
-def board(n: int, n_test: int, seed: int):
-    """The chessboard of ``ikl_growth.py``: 3 × 3 cells, 2 signal + 8 noise dimensions."""
+def board(n: int, n_test: int, seed: int, noise: str = "uniform"):
+    """The chessboard of ``ikl_growth.py``: 3 × 3 cells, 2 signal + 8 noise dimensions
+    (uniform, or ``"gaussian"``)."""
     _stand_in_for_missing()  # the board is sipkl's: import sipkl without cvxpy
     sys.path.insert(0, HERE)
     from ikl_chessboard import board as chessboard
-    return chessboard(n, n_test, 3, seed, n_noise=8)
+    return chessboard(n, n_test, 3, seed, n_noise=8, noise=noise)
 
 
 def fit(spec) -> dict:
@@ -121,7 +122,8 @@ def fit(spec) -> dict:
     from sipkl.solvers import box_nlp
     from sipkl.workspace import Workspace
 
-    X, y, X_test, y_test = board(spec["n"], spec["n_test"], spec["seed"])
+    X, y, X_test, y_test = board(spec["n"], spec["n_test"], spec["seed"],
+                                 spec.get("noise", "uniform"))
     gram_seconds = [0.0]
     original = Workspace._gram
 
@@ -175,7 +177,8 @@ def grid(spec) -> dict:
     from sklearn.model_selection import GridSearchCV
     from sklearn.svm import SVC
 
-    X, y, X_test, y_test = board(spec["n"], spec["n_test"], spec["seed"])
+    X, y, X_test, y_test = board(spec["n"], spec["n_test"], spec["seed"],
+                                 spec.get("noise", "uniform"))
     # γ log-spaced around 1 / (dimensions · variance), the data being standardized
     gammas = np.logspace(-3, 1, 9)
     search = GridSearchCV(SVC(), {"gamma": gammas, "C": np.logspace(-2, 3, 6)}, cv=5,
