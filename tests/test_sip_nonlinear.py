@@ -8,6 +8,9 @@ on a fine grid followed by the finite program at its active points (TFI1, Watson
 by a fine grid and a Lipschitz bound (the fseminf example's optimum 0), the cvxpy path on
 convex problems, closed-form derivatives, and the same run in other units.
 """
+import warnings
+
+import cvxpy as cp
 import numpy as np
 import pytest
 from scipy.optimize import minimize, minimize_scalar, nnls
@@ -18,7 +21,7 @@ from sipkl.sip.derivatives import central_differences, complex_step, measured_di
 from sipkl.solvers import Attempt, Status, nlp
 from sipkl.sip.nonlinear_problems import NONLINEAR_PROBLEMS, NONLINEAR_PROBLEMS_2D
 from sipkl.sip.saddle import negative_curvature
-from sipkl.sip.problems import get_problem
+from sipkl.sip.problems import PROBLEMS, get_problem
 
 
 def reference(f, grad_f, g, jac_g, x0, grid, fine):
@@ -859,3 +862,26 @@ def test_a_nonlinear_program_over_a_disk_reaches_its_closed_form(disk):
     s = brentq(lambda s: 4 * s ** 6 + s ** 4 - 1.0, 0.0, 1.0, xtol=1e-15)
     assert result.status == "converged_local"
     assert abs(result.objective + 2 * s ** 3 + s) <= 1e-6
+
+
+@pytest.mark.parametrize("name", list(PROBLEMS))
+def test_the_convex_literature_problems_through_the_nonlinear_path(name):
+    """The 23 convex problems of ``sipkl.sip.problems`` (written for the cvxpy path, their
+    optima closed forms or polished discretizations) as NonlinearSemiInfiniteProgram with
+    default settings: f evaluated through the problem's cvxpy objective at a constant
+    (derivatives by differences), g and its t-gradient the problem's NumPy ones, from x = 0
+    over the problem's first index points: each optimum to 10⁻⁸ (measured: at most
+    7.8·10⁻¹⁰). A master on the way may end inaccurate, with a warning (chebyshev_t10's
+    first: IPOPT's search direction became too small); the last one is optimal."""
+    problem = PROBLEMS[name]
+
+    def f(x):
+        return float(problem.objective(cp.Constant(np.real(x))).expr.value)
+    sics = [NonlinearConstraint(c.g, Box(c.lower, c.upper), grad_t=c.grad_t, name=c.name)
+            for c in problem.constraints]
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "master solution inaccurate", RuntimeWarning)
+        result = NonlinearSemiInfiniteProgram(f, sics, np.zeros(problem.n)).solve(
+            initial_points=problem.initial_points())
+    assert result.status == "converged_local"
+    assert abs(result.objective - problem.optimum) <= 1e-8 * max(abs(problem.optimum), 1.0)
