@@ -7,7 +7,8 @@ solved locally (:func:`~sipkl.solvers.nlp.minimize_nlp`: IPOPT, SciPy where it c
 from the previous round's x, with the multipliers of the index points as the columns'
 weights — the exchange method's master (Hettich & Kortanek 1993, §7) with a local NLP
 solver in place of the convex one of :class:`~sipkl.sip.master.DiscretizedMaster`, whose
-scale rule it keeps (:mod:`sipkl.sip.scales`).
+scale rule it keeps (:mod:`sipkl.sip.scales`), in the objective's units where those are
+smaller (:func:`objective_units`).
 
 A local solver proves a local statement only: the master declares ``convex = False``, so the
 engine ends ``converged_local`` (or ``stationary_point`` with a proven pricing bound) and
@@ -148,17 +149,22 @@ class NonlinearMaster(IndexPointMaster):
 
     where, g being a NumPy function, its terms are those of its linearization at x_k,
     g = [g − ∇ₓg·x_k] + Σ_i ∂g/∂x_i·x_k,i (for g affine in x, a(t)·x + b(t), the terms
-    b(t) and a_i(t)·x_i of the cvxpy rule). Multiplying g_j by c multiplies s_j by |c|;
-    rescaling T_j or f leaves the run unchanged (the scales do not depend on the units of x
-    either; the back-ends' iterations do). The back-ends see f/σ_f and
-    g_j/s_j (σ_f the same magnitude of f, kept where it collapses below ``SCALE_COLLAPSE``
-    times the previous one; c_k/σ_k, σ_k the largest magnitude of c_k's rows), taken at the
-    solve's start x over the current points, and the multipliers are handed back in the
-    user's units (multiplier · σ_f / s_j; 0 where the point is inactive, below
-    ``−INACTIVE_RTOL``; L = f + Σ λ g + Σ μ c, so μ ≥ 0 for an inequality, of either sign
-    for an equality). ``column_prices`` are g_j(x_k, t)/s_j. Each solve starts from the last
-    solve's x (kept by the master, and by checkpoints): the engine's ``warm_start``, the
-    last weights, is not used.
+    b(t) and a_i(t)·x_i of the cvxpy rule), in the objective's units where they are smaller:
+
+        u_j = min(s_j, σ_f / M_j)      (M_j > 0 the constraint's total multiplier),
+
+    (:func:`objective_units`): a violation v of g_j moves f by about M_j·v, so the cut
+    tol·u_j is one on f as well as on g_j's terms. Multiplying g_j by c multiplies u_j by
+    |c|; rescaling T_j or f leaves the run unchanged (the scales do not depend on the units
+    of x either; the back-ends' iterations do). The back-ends see f/σ_f and g_j/u_j (σ_f the
+    same magnitude of f, kept where it collapses below ``SCALE_COLLAPSE`` times the previous
+    one; u_j with the last solve's multipliers, s_j at a run's first solve; c_k/σ_k, σ_k the
+    largest magnitude of c_k's rows), taken at the solve's start x over the current points,
+    and the multipliers are handed back in the user's units (multiplier · σ_f / u_j; 0 where
+    the point is inactive, below ``−INACTIVE_RTOL``; L = f + Σ λ g + Σ μ c, so μ ≥ 0 for an
+    inequality, of either sign for an equality). ``column_prices`` are g_j(x_k, t)/u_j.
+    Each solve starts from the last solve's x (kept by the master, and by checkpoints): the
+    engine's ``warm_start``, the last weights, is not used.
 
     ``convex`` is ``False``: a stopped run is at best ``converged_local`` (or
     ``stationary_point``), never ``certified_optimal``. ``status`` is the back-end's
@@ -247,7 +253,7 @@ class NonlinearMaster(IndexPointMaster):
         if self._totals is not None:
             scales = objective_units(scales, self._totals, self._objective_scale)
         program = ScaledProgram(self, points, self._objective_scale, scales,
-                                 self.finite_scales(start))
+                                self.finite_scales(start))
         answer, attempts = minimize_nlp(program, start, self.lower, self.upper,
                                         methods=self.methods, tol=self.tol,
                                         max_iter=self.max_iter, deadline=self.deadline)
