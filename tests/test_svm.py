@@ -85,3 +85,24 @@ def test_active_set_svm_is_the_same_in_other_units(board):
     np.testing.assert_allclose(b.alpha, 1e3 * a.alpha, rtol=1e-8, atol=1e-10 * C)
     assert b.objective == pytest.approx(1e3 * a.objective, rel=1e-10)
     assert b.bias == pytest.approx(a.bias, rel=1e-8)
+
+
+def test_solve_bordered_is_the_lu_solve_of_the_whole_system():
+    """[M u; uᵀ 0][Z; b] = [R; r] by M's Cholesky factor and the Schur complement, against
+    NumPy's LU solve of the bordered matrix (one and three right-hand sides); a matrix M that
+    is not positive definite raises LinAlgError (the callers then solve by LU)."""
+    from sipkl.solvers import solve_bordered
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(40, 40))
+    M, u = A @ A.T + 0.1 * np.eye(40), rng.normal(size=40)
+    R, r = rng.normal(size=(40, 3)), rng.normal(size=3)
+    full = np.block([[M, u[:, None]], [u[None, :], np.zeros((1, 1))]])
+    reference = np.linalg.solve(full, np.vstack([R, r[None]]))
+    Z, b = solve_bordered(M, u, R, r)
+    np.testing.assert_allclose(Z, reference[:-1], rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(b, reference[-1], rtol=1e-9, atol=1e-9)
+    z, b0 = solve_bordered(M, u, R[:, 0], r[0])
+    np.testing.assert_allclose(z, reference[:-1, 0], rtol=1e-9, atol=1e-9)
+    assert abs(b0 - reference[-1, 0]) <= 1e-9 * max(1.0, abs(reference[-1, 0]))
+    with pytest.raises(np.linalg.LinAlgError):
+        solve_bordered(-M, u, R, r)

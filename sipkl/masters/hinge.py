@@ -32,7 +32,7 @@ from ..contracts import MasterBase, MasterSolution
 from ..gram_storage import gram_storage
 from ..packed_gram import PackedGrams
 from ..solvers import (Attempt, Status, SVMSolution, minimize_simplex_qp, solve_cvxpy,
-                       solve_svm_dual, svm_on_active_set)
+                       solve_bordered, solve_svm_dual, svm_on_active_set)
 from ..solvers.cvx import DEFAULT_SOLVERS
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
@@ -524,13 +524,19 @@ class HingeMKLNewton(MasterBase):
         yF = y[F]
         G = yF[:, None] * Kw[F]
         QFF = K_free * np.outer(yF, yF)
-        kkt = np.block([[QFF, yF[:, None]], [yF[None, :], np.zeros((1, 1))]])
-        rhs = np.vstack([G, np.zeros((1, G.shape[1]))])
-        try:
-            Z = np.linalg.solve(kkt, rhs)
-        except LinAlgError:
+        try:  # the bordered KKT system by the Cholesky factor of Q_FF
+            Z = solve_bordered(QFF, yF, G, np.zeros(G.shape[1]))[0]
+        except LinAlgError:  # Q_FF not positive definite (repeated samples)
             Z = None
-        if Z is None or not np.all(np.isfinite(Z)):  # singular (repeated samples): LAPACK
-            Z = np.linalg.lstsq(kkt, rhs, rcond=None)[0]  # may answer NaN, not an error
-        H = G.T @ Z[:-1]
+        if Z is None or not np.all(np.isfinite(Z)):
+            kkt = np.block([[QFF, yF[:, None]], [yF[None, :], np.zeros((1, 1))]])
+            rhs = np.vstack([G, np.zeros((1, G.shape[1]))])
+            try:
+                Z = np.linalg.solve(kkt, rhs)
+            except LinAlgError:
+                Z = None
+            if Z is None or not np.all(np.isfinite(Z)):  # singular: least squares, which
+                Z = np.linalg.lstsq(kkt, rhs, rcond=None)[0]  # may answer NaN, not an error
+            Z = Z[:-1]
+        H = G.T @ Z
         return 0.5 * (H + H.T)
