@@ -20,8 +20,8 @@ DEFAULT_SOLVERS = ("CLARABEL", "ECOS", "SCS")
 SOLVER_OPTIONS: dict[str, dict] = {"SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 100_000}}
 
 
-def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS,
-                **solver_options) -> tuple[Status, list[Attempt]]:
+def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS, *,
+                warn: bool = True, **solver_options) -> tuple[Status, list[Attempt]]:
     """Solve ``problem`` with the first solver of ``solvers`` that gives a usable answer.
 
     Each solver gets :data:`SOLVER_OPTIONS` updated by ``solver_options[name]``.
@@ -29,7 +29,8 @@ def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS,
     problem data can return a stale "optimal" with some back-ends. A solver that raises, is
     not installed, or returns a non-optimal status is recorded as an :class:`Attempt` and the
     next one is tried. ``optimal_inaccurate`` is accepted only if no later solver does better,
-    and a :class:`RuntimeWarning` says so.
+    and a :class:`RuntimeWarning` says so (``warn=False``: the status and the attempts alone
+    say so, for callers that use optimal answers only).
 
     Returns the final status and the list of attempts (the last one is the one in effect).
     """
@@ -60,9 +61,10 @@ def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS,
             var.value = val
         for con, val in zip(problem.constraints, duals):
             con.save_dual_value(val)
-        warnings.warn("cvxpy: only an 'optimal_inaccurate' solution was found "
-                      f"({', '.join(a.solver + '=' + a.status.value for a in attempts)})",
-                      RuntimeWarning, stacklevel=2)
+        if warn:
+            warnings.warn("cvxpy: only an 'optimal_inaccurate' solution was found "
+                          f"({', '.join(a.solver + '=' + a.status.value for a in attempts)})",
+                          RuntimeWarning, stacklevel=2)
         return Status.OPTIMAL_INACCURATE, attempts
     return (attempts[-1].status if attempts else Status.SOLVER_ERROR), attempts
 

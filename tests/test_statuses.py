@@ -1,6 +1,7 @@
 """A status is a promise: certificates need an optimal master and a proven pricing bound,
 failures are statuses only for solver errors, and every tolerance is scale-free."""
 import dataclasses
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -241,6 +242,30 @@ def test_stale_optimal_is_caught_at_small_and_large_objectives(linear40, C):
                                                               first(LinearPerFeature(), X))
     assert res.status == "master_inaccurate" and not res.success
     assert any(a.status is Status.OPTIMAL_INACCURATE for _, a in res.attempts)
+
+
+def test_an_inaccurate_cvxpy_answer_warns_unless_the_caller_says_not_to():
+    """solve_cvxpy accepts an optimal_inaccurate answer when no later solver does better,
+    with a RuntimeWarning; ``warn=False`` (callers that use optimal answers only: the SIP
+    reduction and bracket) leaves the status and the attempts to say so."""
+    from sipkl.solvers import solve_cvxpy
+
+    class Inaccurate:  # a problem every solver answers inaccurately
+        status, constraints = "optimal_inaccurate", []
+
+        def solve(self, **options):
+            return None
+
+        def variables(self):
+            return []
+
+    with pytest.warns(RuntimeWarning, match="optimal_inaccurate"):
+        status, attempts = solve_cvxpy(Inaccurate(), ("CLARABEL", "ECOS"))
+    assert status is Status.OPTIMAL_INACCURATE and len(attempts) == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet, attempts = solve_cvxpy(Inaccurate(), ("CLARABEL", "ECOS"), warn=False)
+    assert quiet is Status.OPTIMAL_INACCURATE and len(attempts) == 2
 
 
 # -- 6. one vocabulary ------------------------------------------------------------------

@@ -21,8 +21,6 @@ about 10⁻⁸ of the problem's scale), not to the last digit.
 """
 from __future__ import annotations
 
-import warnings
-
 import cvxpy as cp
 import numpy as np
 
@@ -61,9 +59,7 @@ def restricted_feasible_point(master, points, scales, lipschitz, relaxation: flo
         sense = type(master.objective)
         problem = cp.Problem(sense(master.objective.expr / objective_scale),
                              master.constraints + imposed)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            status, _ = solve_cvxpy(problem, solvers)
+        status, _ = solve_cvxpy(problem, solvers, warn=False)
         if status is Status.INFEASIBLE:
             restriction /= 10.0
             continue

@@ -30,7 +30,6 @@ method's answer stands.
 """
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 
 import cvxpy as cp
@@ -144,9 +143,7 @@ def _solve(problem: cp.Problem, solvers, attempts: list) -> Status:
     """Solve a round's problem with the ``TIGHT`` tolerances, else the solvers' defaults;
     only an optimal answer is used (an inaccurate one is an attempt, not a warning)."""
     for options in (TIGHT, {}):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            status, tried = solve_cvxpy(problem, solvers, **options)
+        status, tried = solve_cvxpy(problem, solvers, warn=False, **options)
         attempts += tried
         if status is Status.OPTIMAL:
             break
