@@ -8,7 +8,7 @@ from the previous round's x, with the multipliers of the index points as the col
 weights — the exchange method's master (Hettich & Kortanek 1993, §7) with a local NLP
 solver in place of the convex one of :class:`~sipkl.sip.master.DiscretizedMaster`, whose
 scale rule it keeps (:mod:`sipkl.sip.scales`), in the objective's units where those are
-smaller (:func:`objective_units`).
+smaller (:func:`~sipkl.sip.scales.objective_units`).
 
 A local solver proves a local statement only: the master declares ``convex = False``, so the
 engine ends ``converged_local`` (or ``stationary_point`` with a proven pricing bound) and
@@ -27,7 +27,7 @@ from .constraint import NonFiniteValue
 from .derivatives import derivative, measured_differences
 from .master import IndexPointMaster
 from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
-from .scales import next_objective_scale, positive_scale
+from .scales import next_objective_scale, objective_units, positive_scale
 from .sampled import climb
 from .space import ConstraintPrice, IndexPointPricing
 
@@ -153,7 +153,7 @@ class NonlinearMaster(IndexPointMaster):
 
         u_j = min(s_j, σ_f / M_j)      (M_j > 0 the constraint's total multiplier),
 
-    (:func:`objective_units`): a violation v of g_j moves f by about M_j·v, so the cut
+    (:func:`~sipkl.sip.scales.objective_units`): a violation v of g_j moves f by about M_j·v, so the cut
     tol·u_j is one on f as well as on g_j's terms. Multiplying g_j by c multiplies u_j by
     |c|; rescaling T_j or f leaves the run unchanged (the scales do not depend on the units
     of x either; the back-ends' iterations do). The back-ends see f/σ_f and g_j/u_j (σ_f the
@@ -292,14 +292,6 @@ class NonlinearMaster(IndexPointMaster):
                               threshold=0.0, gap=0.0, status=answer.attempt.status,
                               attempts=attempts, model=model, column_prices=relative,
                               convex=False, cut_scale=1.0)
-
-
-def objective_units(scales, totals, objective_scale) -> np.ndarray:
-    """u_j = min(s_j, σ_f/M_j), M_j > 0 the total multiplier of constraint j (else s_j): a
-    violation v of g_j moves f by about M_j·v, so a violation below tol·u_j is one below
-    tol·s_j that also moves f by less than tol·σ_f."""
-    return np.array([min(s, objective_scale / m) if m > 0 else s
-                     for s, m in zip(scales, totals)])
 
 
 def _magnitudes(values: np.ndarray, jacobian: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -40,19 +40,16 @@ import numpy as np
 
 from ..solvers import Status
 from ..solvers.nlp import active_multipliers, minimize_nlp
-from .nonlinear_master import ScaledProgram, objective_units
-from .reduction import MAX_ROUNDS, NEAR_RTOL, SAME_RTOL, checked_points
-from .sampled import DenseSampleOracle, climb
-from .space import ConstraintPrice, IndexPointPricing
+from .nonlinear_master import ScaledProgram
+from .reduction import MAX_ROUNDS, NEAR_RTOL, active_mask, checked_points, climbed_maxima
+from .sampled import DenseSampleOracle
+from .scales import objective_units
+from .space import ConstraintPrice
 
 #: the back-ends' iteration limit in a solve (it starts near a solution: where the reduced
 #: problem is well posed IPOPT needs tens of iterations; a solve that reaches the limit is
 #: not used)
 MAX_ITER = 200
-
-#: an index point whose multiplier is at least this fraction of its constraint's largest is
-#: active (the points the reduction climbs from)
-ACTIVE_RTOL = 1e-6
 
 
 def reduce_nonlinear(master, x, points, multipliers, scales, cut):
@@ -69,8 +66,7 @@ def reduce_nonlinear(master, x, points, multipliers, scales, cut):
     sics = master.semi_infinite
     objective_scale = master.objective_scale(x)
     units = objective_units(scales, [float(np.sum(m)) for m in multipliers], objective_scale)
-    active = [p[m >= ACTIVE_RTOL * max(m.max(initial=0.0), 1e-300)]
-              for p, m in zip(points, multipliers)]
+    active = [p[active_mask(m)] for p, m in zip(points, multipliers)]
     oracle, steps, attempts = DenseSampleOracle(), [], []
     objective, program, answer, relative = float(master.f(x)), None, None, np.array([np.inf])
     # the exchange method's x violates g_j by at most cut·u_j, which moves f by about
@@ -78,7 +74,8 @@ def reduce_nonlinear(master, x, points, multipliers, scales, cut):
     # correction of this one
     ceiling = objective + len(sics) * cut * objective_scale
     for _ in range(MAX_ROUNDS):
-        starts = [_maximizers(sic, x, s, ts) for sic, s, ts in zip(sics, scales, active)]
+        starts = [climbed_maxima(sic, ConstraintPrice(x, s), ts)
+                  for sic, s, ts in zip(sics, scales, active)]
         plain = [p[~sic.T.same_columns(p[:, None], m, NEAR_RTOL).any(axis=1)] if len(m) else p
                  for sic, p, m in zip(sics, points, starts)]
         program = ScaledProgram(master, plain, objective_scale, units,
@@ -101,7 +98,6 @@ def reduce_nonlinear(master, x, points, multipliers, scales, cut):
     if answer is None or relative.max() > cut or objective > ceiling:
         return None
     weights = active_multipliers(program, answer) * objective_scale
-    tops = program.climbed_at(x)
     located, found, finite, row = [], [], {}, 0
     for kind, k in program.blocks:  # the rows' order: g_0, g_1, …, then the finite ones
         if kind == "g":
@@ -119,16 +115,3 @@ def reduce_nonlinear(master, x, points, multipliers, scales, cut):
             "max_violation": float(np.max(relative * np.asarray(scales))),
             "nit": len(steps), "steps": steps,
             "converged": answer.attempt.status is Status.OPTIMAL, "attempts": attempts}
-
-
-def _maximizers(sic, x, scale, ts) -> np.ndarray:
-    """The distinct local maximizers of g(x, ·) reached by Newton steps from the rows of
-    ``ts`` (one copy of each to ``SAME_RTOL``: two would make the multiplier ambiguous)."""
-    if not len(ts):
-        return ts
-    found = climb(IndexPointPricing(sic, ConstraintPrice(x, scale)), ts).x
-    kept = []
-    for t in found:
-        if not any(sic.T.same_columns(k[None], t, SAME_RTOL).any() for k in kept):
-            kept.append(t)
-    return np.array(kept)

@@ -39,6 +39,7 @@ from cvxpy.transforms import linearize
 from ..solvers import Status, solve_cvxpy
 from .constraint import FD_STEP
 from .sampled import DenseSampleOracle, climb, pricing_hessians
+from .scales import objective_units
 from .space import ConstraintPrice, IndexPointPricing
 
 #: Newton rounds at most
@@ -67,6 +68,10 @@ NEAR_RTOL = 1e-3
 
 #: two maximizers of one constraint this close (relative to the box's width) are one
 SAME_RTOL = 1e-6
+
+#: an index point whose multiplier is above this fraction of its constraint's largest is
+#: active: the reductions climb from it
+ACTIVE_RTOL = 1e-6
 
 
 @dataclass
@@ -97,15 +102,14 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
     oracle = DenseSampleOracle()
     # each constraint in the units where the solver's feasibility tolerance is one of the
     # objective: a violation v of g_j moves f by about M_j·v (M_j its total multiplier)
-    weights = [float(np.sum(m)) for m in multipliers]
-    units = [min(s, objective_scale / w) if w > 0 else s for s, w in zip(scales, weights)]
+    units = objective_units(scales, [float(np.sum(m)) for m in multipliers], objective_scale)
     x_values, objective, steps, attempts = list(values), None, [], []
-    active = [p[m > 1e-6 * max(m.max(initial=0.0), 1e-300)] for p, m in zip(points, multipliers)]
+    active = [p[active_mask(m)] for p, m in zip(points, multipliers)]
     converged, relative = False, np.array([np.inf])
     for _ in range(MAX_ROUNDS):
         master.set_values(x_values)
-        reduced = _distinct([r for j, ts in enumerate(active) if len(ts)
-                             for r in _maximizers(master, j, ts, scales[j])], master)
+        reduced = [r for j, ts in enumerate(active) if len(ts)
+                   for r in _maximizers(master, j, ts, scales[j])]
         problem, corrected = _model(master, reduced, points, units, objective_scale)
         status = _solve(problem, solvers, attempts)
         if status is not Status.OPTIMAL:
@@ -162,30 +166,37 @@ def checked_points(semi_infinite, prices, oracle, active, cut):
     return active, largest
 
 
-def _distinct(reduced: list[ReducedPoint], master) -> list[ReducedPoint]:
-    """``reduced`` without the points that climbed to a maximizer already in it (the same
-    point of the same constraint to ``SAME_RTOL``: two copies of one constraint would make
-    its multiplier ambiguous)."""
+def active_mask(multipliers: np.ndarray) -> np.ndarray:
+    """The index points of one constraint that a reduction climbs from: those whose
+    multiplier exceeds ``ACTIVE_RTOL`` times the constraint's largest."""
+    return multipliers > ACTIVE_RTOL * max(multipliers.max(initial=0.0), 1e-300)
+
+
+def climbed_maxima(constraint, price: ConstraintPrice, starts: np.ndarray) -> np.ndarray:
+    """The distinct local maxima of the scaled g(x, ·) reached by Newton steps in the box
+    from the rows of ``starts`` (all at once; :func:`~sipkl.sip.sampled.climb`), one copy of
+    each to ``SAME_RTOL``: two copies of one constraint would make its multiplier ambiguous."""
+    if not len(starts):
+        return starts
     kept = []
-    for r in reduced:
-        T = master.semi_infinite[r.j].T
-        if not any(k.j == r.j and T.same_columns(k.t[None], r.t, SAME_RTOL).any()
-                   for k in kept):
-            kept.append(r)
-    return kept
+    for t in climb(IndexPointPricing(constraint, price), starts).x:
+        if not any(constraint.T.same_columns(k[None], t, SAME_RTOL).any() for k in kept):
+            kept.append(t)
+    return np.array(kept)
 
 
 def _maximizers(master, j: int, ts: np.ndarray, scale: float) -> list[ReducedPoint]:
-    """The local maximizers of g_j(x_k, ·) near the rows of ``ts`` (Newton steps, all rows
-    at once), each with its free coordinates and the root R of −A⁻¹ there (``None`` where A
-    is not negative definite)."""
+    """The distinct local maximizers of g_j(x_k, ·) near the rows of ``ts``
+    (:func:`climbed_maxima`), each with its free coordinates and the root R of −A⁻¹ there
+    (``None`` where A is not negative definite)."""
     sic = master.semi_infinite[j]
-    problem = IndexPointPricing(sic, ConstraintPrice(sic.x_value(), scale))
+    price = ConstraintPrice(sic.x_value(), scale)
+    problem = IndexPointPricing(sic, price)
     hessians = pricing_hessians(problem)
     lower, upper = problem.lower, problem.upper
     width = upper - lower
     points = []
-    for t in climb(problem, ts).x:  # a few active points: their Hessians, one by one
+    for t in climbed_maxima(sic, price, ts):  # a few active points: Hessians one by one
         free = np.flatnonzero((t - lower > FACE_RTOL * width)
                               & (upper - t > FACE_RTOL * width))
         point = ReducedPoint(j, t, free)

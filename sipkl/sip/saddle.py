@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .nonlinear_master import ScaledProgram
-from .nonlinear_reduction import ACTIVE_RTOL
+from .reduction import active_mask
 from .sampled import climb
 from .space import ConstraintPrice, IndexPointPricing
 
@@ -52,7 +52,7 @@ def negative_curvature(master, x, points, multipliers, scales, finite_multiplier
     size = np.maximum(np.abs(x), master.typical)
     tops, weights = [], []
     for sic, p, m, s in zip(master.semi_infinite, points, multipliers, scales):
-        on = m > ACTIVE_RTOL * max(m.max(initial=0.0), 1e-300)
+        on = active_mask(m)
         moving = on.any() and not sic.T.finite  # the points of a finite set stay
         tops.append(climb(IndexPointPricing(sic, ConstraintPrice(x, s)), p[on]).x if moving
                     else p[on])

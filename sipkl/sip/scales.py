@@ -4,9 +4,11 @@ them (:class:`~sipkl.sip.master.DiscretizedMaster`, cvxpy, and
 σ_f are sums of the magnitudes of their terms at the master's solution, so that the engine's
 cut ``tol·1 + atol`` and the solvers' tolerances mean the same in any units.
 
-Two rules are shared: a magnitude of 0 (or not finite) is no scale, and 1 serves
-(:func:`positive_scale`); and σ_f is kept where the objective's magnitude collapses, an
-optimal value of 0 reached up to round-off (:func:`next_objective_scale`).
+Three rules are shared: a magnitude of 0 (or not finite) is no scale, and 1 serves
+(:func:`positive_scale`); σ_f is kept where the objective's magnitude collapses, an optimal
+value of 0 reached up to round-off (:func:`next_objective_scale`); and a constraint is taken
+in the objective's units where those are smaller (:func:`objective_units`: the local
+reductions, the nonlinear master).
 """
 from __future__ import annotations
 
@@ -32,3 +34,11 @@ def next_objective_scale(current: Optional[float], magnitude: float) -> float:
     if current is None or magnitude >= SCALE_COLLAPSE * current:
         return magnitude
     return current
+
+
+def objective_units(scales, totals, objective_scale) -> np.ndarray:
+    """u_j = min(s_j, σ_f/M_j), M_j > 0 the total multiplier of constraint j (else s_j): a
+    violation v of g_j moves f by about M_j·v, so a violation below tol·u_j is one below
+    tol·s_j that also moves f by less than tol·σ_f."""
+    return np.array([min(s, objective_scale / m) if m > 0 else s
+                     for s, m in zip(scales, totals)])
