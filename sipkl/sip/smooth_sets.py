@@ -164,11 +164,16 @@ class SmoothSet(ConvexSet):
         z = np.clip(res.x[:p], -1.0, 1.0)
         return z, float(-self.values(self._mid + self._half * z).max())
 
-    def _extreme(self, w, z0) -> np.ndarray:
-        """A maximizer of wᵀz over the set, in t (pulled inside along its ray)."""
+    def _argmax(self, w, z0) -> np.ndarray:
+        """SLSQP's maximizer of wᵀz over the set from z0, in the box's frame (in the box, not
+        necessarily in the set)."""
         res = self._slsqp(lambda z: (-float(w @ z), -w), z0, [(-1.0, 1.0)] * self.dim,
                           [self._constraints()])
-        return self._pulled(self._mid + self._half * np.clip(res.x, -1.0, 1.0), z0)
+        return np.clip(res.x, -1.0, 1.0)
+
+    def _extreme(self, w, z0) -> np.ndarray:
+        """A maximizer of wᵀz over the set, in t (pulled inside along its ray)."""
+        return self._pulled(self._mid + self._half * self._argmax(w, z0), z0)
 
     def _pulled(self, t, z0) -> np.ndarray:
         """``t`` moved into the set along its ray from the point z0 of the box's frame."""
@@ -220,9 +225,7 @@ class SmoothSet(ConvexSet):
             return self.centre(), float(v @ self._mid)
         w = w / size
         z0 = (self._centre - self._mid) / self._half
-        res = self._slsqp(lambda z: (-float(w @ z), -w), z0, [(-1.0, 1.0)] * self.dim,
-                          [self._constraints()])
-        z = np.clip(res.x, -1.0, 1.0)
+        z = self._argmax(w, z0)
         point = self._mid + self._half * z
         h = self.values(point)[0]
         active = h >= -ACTIVE_RTOL
