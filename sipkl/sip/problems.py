@@ -861,6 +861,13 @@ def _quadratic_basis_slope(x, t):
     return np.column_stack([x[1] + 2 * x[3] * s + x[4] * u, x[2] + x[4] * s + 2 * x[5] * u])
 
 
+def _quadratic_slope_bounds(x) -> tuple[float, float]:
+    """Bounds on |∂/∂s| and |∂/∂u| of that quadratic where |s|, |u| ≤ 1:
+    |x₂| + 2|x₄| + |x₅| and |x₃| + |x₅| + 2|x₆|."""
+    a = np.abs(x)
+    return a[1] + 2 * a[3] + a[4], a[2] + a[4] + 2 * a[5]
+
+
 def _watson8() -> LiteratureProblem:
     def g(x, t):
         t = np.asarray(t)
@@ -870,9 +877,8 @@ def _watson8() -> LiteratureProblem:
         return 2 * t * np.exp((t**2).sum(1))[:, None] - _quadratic_basis_slope(x, t)
 
     def lipschitz(x):  # |∂g/∂s| ≤ 2e² + |x₂| + 2|x₄| + |x₅| on [0, 1]², ∂g/∂u likewise
-        a = np.abs(x)
-        return np.hypot(2 * np.e**2 + a[1] + 2 * a[3] + a[4],
-                        2 * np.e**2 + a[2] + a[4] + 2 * a[5])
+        ds, du = _quadratic_slope_bounds(x)
+        return np.hypot(2 * np.e**2 + ds, 2 * np.e**2 + du)
 
     weights = np.array([1.0, 1 / 2, 1 / 2, 1 / 3, 1 / 4, 1 / 3])
     return LiteratureProblem(
@@ -908,8 +914,8 @@ def _watson9() -> LiteratureProblem:
         return _quadratic_basis_slope(x, t) - np.column_stack([d * s, -d * u])
 
     def lipschitz(x):  # |∂g/∂s| ≤ |x₂| + 2|x₄| + |x₅| + 4 on [−1, 1]², ∂g/∂u likewise
-        a = np.abs(x)
-        return np.hypot(a[1] + 2 * a[3] + a[4] + 4, a[2] + a[4] + 2 * a[5] + 4)
+        ds, du = _quadratic_slope_bounds(x)
+        return np.hypot(ds + 4, du + 4)
 
     return LiteratureProblem(
         name="watson9",
