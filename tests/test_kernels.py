@@ -113,6 +113,28 @@ def test_pair_prices_chunked(family, X, budgets):
 
 
 @pytest.mark.parametrize("chunk", [20, 2 ** 16])
+def test_stored_pairs_in_single_precision(X, budgets, chunk):
+    """Single precision over the stored pairs (the exponents through the contiguous copy of
+    Δᵀ, a slice per block; 2 pairs a block, or one block): values against the sum over the
+    Gram matrix, gradients and curvatures against the double-precision pricer (the view of
+    the rows), Hessians against those in double precision."""
+    budgets(pricing_chunk_elements=chunk)
+    family, W = GaussianARD(), _symmetric(N)
+    geom = family.geometry(X)
+    thetas = family.starting_points(X, 7, 3)
+    pricer = family.batch_pricer(geom, W)
+    assert type(pricer).__name__ == "PairExponential"
+    expected = [np.sum(W * family.gram_from(geom, t)) for t in thetas]
+    single = pricer(thetas, dtype=np.float32, curvature=True)
+    np.testing.assert_allclose(single[0], expected, rtol=1e-5)
+    for got, want in zip(single[1:], pricer(thetas, curvature=True)[1:]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
+    want = pricer.hessians(thetas, [0, 2])
+    np.testing.assert_allclose(pricer.hessians(thetas, [0, 2], np.float32), want, rtol=1e-4,
+                               atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("chunk", [20, 2 ** 16])
 def test_ard_point_pairs_beyond_the_pair_bound(X, budgets, chunk):
     """Above the size bound on the pair matrix, GaussianARD forms the squared differences
     block by block (blocks of 2 pairs crossing the rows, or all pairs in one block): prices

@@ -215,10 +215,10 @@ class PairExponential:
         of a caller, per pair and parameter; see :meth:`_pairs_per_block`), S′ being S
         rounded up to a multiple of :data:`GEMM_ROWS` (the extra rows of −Θ are 0). The blocks
         depend on the budget and on S′, never on the number of threads. The arrays the blocks
-        read (single-precision copies, ``[Δ, Δ ∘ Δ]``) are made here, before any thread reads
-        them."""
+        read (single-precision copies, ``[Δ, Δ ∘ Δ]``, Δᵀ) are made here, before any thread
+        reads them."""
         weights = self._weights(dtype)
-        self._deltas(0, 0, weights.dtype, squares)
+        self._exponent_factor(0, 0, self._deltas(0, 0, weights.dtype, squares))
         S, p = thetas.shape
         padded = np.zeros((_gemm_rows(S), p), dtype=weights.dtype)
         np.negative(thetas, out=padded[:S])  # the exponents −Θ Δ_bᵀ come out of the product
@@ -233,10 +233,25 @@ class PairExponential:
         start, stop = pairs
         weights = self._weights(dtype)
         rows = self._deltas(start, stop, weights.dtype, squares)
-        E = np.matmul(padded, rows[:, :padded.shape[1]].T,
+        E = np.matmul(padded, self._exponent_factor(start, stop, rows),
                       out=scratch("E", (len(padded), stop - start), weights.dtype))
         np.exp(E[:S], out=E[:S])
         return rows, weights[start:stop], E
+
+    def _exponent_factor(self, start: int, stop: int, rows: np.ndarray) -> np.ndarray:
+        """Δ_bᵀ (p × pairs) for the exponents' product −Θ Δ_bᵀ. In single precision (the
+        searches' evaluations), the columns ``start:stop`` of a contiguous copy of Δᵀ (made
+        once; P·p numbers): OpenBLAS forms the product of the thin −Θ (S′ × p) with
+        contiguous rows of Δᵀ in 0.6 of the time it takes with the transposed view of the
+        rows of ``[Δ, Δ ∘ Δ]`` (245 000 pairs, p = 10, S = 12: 1.07 against 1.80 ms), the
+        rest of a block unchanged. In double precision (a few evaluations per search) the
+        view of ``rows``."""
+        if rows.dtype != np.float32:
+            return rows[:, :self.deltas.shape[1]].T
+        single = self.__dict__.setdefault("_single", {})
+        if "deltas T" not in single:  # published once filled (threads may read it)
+            single["deltas T"] = np.ascontiguousarray(self.deltas.T, dtype=np.float32)
+        return single["deltas T"][:, start:stop]
 
     def _pairs_per_block(self, per_pair: int) -> int:
         """Pairs per block: ``per_pair`` temporary elements each within the budget
@@ -321,6 +336,9 @@ class PointPairExponential(PairExponential):
         # the block of [Δ, Δ ∘ Δ] (2D per pair) is formed too: within the budget as well
         return max(1, min(super()._pairs_per_block(per_pair),
                           budget("pricing_chunk_elements") // max(1, 2 * self.X.shape[1])))
+
+    def _exponent_factor(self, start: int, stop: int, rows: np.ndarray) -> np.ndarray:
+        return rows[:, :self.X.shape[1]].T  # Δ_b is formed per block: no copy of Δᵀ
 
     def _deltas(self, start: int, stop: int, dtype, squares: bool = False) -> np.ndarray:
         pairs = np.arange(start, stop)
