@@ -77,7 +77,7 @@ class LazyGram:
             Y, w_S = self.X[support], w[support]
 
             def rows_of_product(rows):  # disjoint rows of K w: any thread, any order
-                out[rows] = self.block(rows, Y) @ w_S
+                out[rows] = np.dot(self.block(rows, Y), w_S)  # releases the GIL
             for _ in ordered_map(rows_of_product, self.row_blocks(Y)):
                 pass
         self._last_product = (w.copy(), out.copy())
