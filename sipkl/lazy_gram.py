@@ -26,7 +26,7 @@ from scipy.linalg.blas import daxpy
 from .config import budget
 from .kernels.base import KernelFamily
 from .kernels.pricers import row_blocks
-from .threads import ordered_map
+from .threads import ordered_map, per_task
 
 
 class LazyGram:
@@ -118,7 +118,9 @@ def _add_all(out: np.ndarray, terms) -> np.ndarray:
     of :mod:`sipkl.config`) where every K is an array, else the blocks of rows of the lazy
     ones (:meth:`LazyGram.row_blocks`); the blocks on the worker threads in force, each
     adding every term by one BLAS axpy (whose result for an entry does not depend on where a
-    block starts: the same bits at any number of threads, and as one axpy per matrix)."""
+    block starts: the same bits at any number of threads, and as one axpy per matrix). With
+    worker threads, the blocks of consecutive entries are one per thread at least
+    (:func:`~sipkl.threads.per_task`: fewer, longer axpys)."""
     if not terms:
         return out
     lazy = [K for K, _ in terms if isinstance(K, LazyGram)]
@@ -137,7 +139,7 @@ def _add_all(out: np.ndarray, terms) -> np.ndarray:
     flat_out = out.reshape(-1)
     flats = [(np.ascontiguousarray(K, dtype=float).reshape(-1), float(weight))
              for K, weight in terms]
-    step = max(1, budget("thread_block_elements"))
+    step = per_task(flat_out.size, budget("thread_block_elements"))
 
     def add_entries(start):
         target = flat_out[start:start + step]

@@ -186,6 +186,16 @@ def n_threads() -> int:
     return 1 if pool is None else pool.size
 
 
+def per_task(count: int, least: int) -> int:
+    """Items per task for a pass over ``count`` items whose results do not depend on how they
+    are grouped (disjoint parts of an array, each computed alone): at least ``least``, and
+    no fewer than makes one task per thread in force. Each NumPy or BLAS call returns the GIL
+    when it ends, so that a task of many short calls waits for it at each; fewer, longer
+    tasks wait less often."""
+    threads = n_threads()
+    return max(1, int(least), -(-int(count) // threads) if threads > 1 else 1)
+
+
 def ordered_map(fn, items):
     """``fn(item)`` for each of ``items``, in their order: computed by the pool in force
     (:func:`thread_pool`; the workers under one BLAS thread) where there is one and more than

@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..config import budget
-from ..threads import n_threads, ordered_map
+from ..threads import n_threads, ordered_map, per_task
 
 
 @runtime_checkable
@@ -62,13 +62,14 @@ def _pairwise(X: np.ndarray, Y: np.ndarray, gaussian: bool) -> np.ndarray:
     norms is formed before the product is subtracted, so the result is symmetric when the
     product is); the diagonal is exact (distance 0) when ``Y is X``. The passes over the
     blocks are shared by the worker threads in force (:mod:`sipkl.threads`), in groups of
-    blocks of about ``thread_block_elements`` entries: each entry is computed alone, the same
-    way in any thread."""
+    blocks of about ``thread_block_elements`` entries, one group per thread at least
+    (:func:`~sipkl.threads.per_task`): each entry is computed alone, the same way in any
+    thread and group."""
     a, b = (X * X).sum(1), (Y * Y).sum(1)
     out = X @ Y.T
     elements = budget("cache_block_elements")
     blocks = row_blocks(len(a), len(b), elements)
-    per_group = max(1, budget("thread_block_elements") // max(1, elements))
+    per_group = per_task(len(blocks), budget("thread_block_elements") // max(1, elements))
 
     def passes(group):
         buffer = np.empty(max(elements, len(b)))
@@ -97,12 +98,13 @@ def pair_squared_differences(X: np.ndarray) -> np.ndarray:
     """([x_i]_d − [x_j]_d)² for the pairs i < j in the order of ``np.triu_indices(len(X),
     1)`` (P × D): row i's pairs by one subtraction ``x_j − x_i`` of the rows after it (the
     same numbers as x_i − x_j, squared; no index arrays), in groups of rows of about
-    ``thread_block_elements`` entries shared by the worker threads in force (disjoint parts
+    ``thread_block_elements`` entries, one group per thread at least
+    (:func:`~sipkl.threads.per_task`), shared by the worker threads in force (disjoint parts
     of the result)."""
     m, D = X.shape
     starts = np.concatenate([[0], np.cumsum(np.arange(m - 1, 0, -1))]).astype(np.intp)
     out = np.empty((int(starts[-1]), D), dtype=X.dtype)
-    per_group = max(1, budget("thread_block_elements") // max(1, D))  # pairs
+    per_group = per_task(len(out), budget("thread_block_elements") // max(1, D))  # pairs
     firsts = np.searchsorted(starts, np.arange(0, len(out), per_group), side="right") - 1
     bounds = np.unique(np.concatenate([firsts, [max(m - 1, 0)]]))
 
