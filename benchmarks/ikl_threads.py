@@ -254,6 +254,105 @@ def calls(spec) -> str:
     return "\n".join(lines)
 
 
+def _contention_cases():
+    """The hot calls of :func:`contention`, each a function of its worker's buffers: a
+    pricer's products over 245 000 pairs for 12 starts in blocks of 2¹⁸ entries (single
+    precision), both ways, and the master's sweeps over eight 1000 × 1000 Gram matrices."""
+    import numpy as np
+    from scipy.linalg.blas import daxpy
+
+    rng = np.random.default_rng(0)
+    P, S, p = 245_000, 12, 10
+    B = 2 ** 18 // S
+    rows = rng.random((P, 2 * p)).astype(np.float32)
+    deltas_t = np.ascontiguousarray(rows[:, :p].T)
+    thetas = -rng.random((S, p)).astype(np.float32)
+    grams = [rng.random((1000, 1000)) for _ in range(8)]
+    w = rng.random(1000)
+    starts = range(0, B * (P // B), B)
+
+    def sweep(buffers):
+        out = buffers["K(d)"]
+        for s in range(0, out.size, 2 ** 16):
+            for K in grams:
+                daxpy(K.reshape(-1)[s:s + 2 ** 16], out[s:s + 2 ** 16], a=0.3)
+    return {
+        "pricer: reduction over the pairs, np.matmul": lambda b: [
+            np.matmul(b["E"], rows[k:k + B]) for k in starts],
+        "pricer: reduction over the pairs, np.dot": lambda b: [
+            np.dot(b["E"], rows[k:k + B]) for k in starts],
+        "pricer: exponents, np.matmul": lambda b: [
+            np.matmul(thetas, deltas_t[:, k:k + B], out=b["E"]) for k in starts],
+        "pricer: exponents, np.dot": lambda b: [
+            np.dot(thetas, deltas_t[:, k:k + B], out=b["E"]) for k in starts],
+        "pricer: exponentials": lambda b: [np.exp(b["A"], out=b["E"]) for _ in starts],
+        "master: K_m w, np.dot": lambda b: [np.dot(K, w) for K in grams],
+        "master: K(d), BLAS axpy in blocks of 2^16": sweep,
+    }, lambda: {"E": np.zeros((S, B), np.float32), "A": np.full((S, B), -0.5, np.float32),
+                "K(d)": np.zeros(10 ** 6)}
+
+
+def _contention_worker(name, repeats, barrier, queue):
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(1)
+    cases, buffers = _contention_cases()
+    call, own = cases[name], buffers()
+    call(own)  # warm
+    barrier.wait()
+    t0 = time.perf_counter()
+    for _ in range(repeats):
+        call(own)
+    queue.put(time.perf_counter() - t0)
+
+
+def contention(threads, repeats: int = 20) -> str:
+    """Throughput of k independent workers, each repeating one hot call on its own buffers
+    (no work shared, nothing waited for but the GIL and the machine): k threads of this
+    process against k forked processes, as k × (one worker's time) / (their time); k is
+    ideal. A call that keeps the GIL gains nothing in threads and all in processes."""
+    import multiprocessing
+    import threading
+
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(1)
+    cases, buffers = _contention_cases()
+    counts = [k for k in threads if k > 1]
+    lines = ["| call | 1 worker (ms) | " + " | ".join(f"{k} threads | {k} processes"
+                                                    for k in counts) + " |",
+             "|---|---:|" + "---:|---:|" * len(counts)]
+    for name, call in cases.items():
+        own = buffers()
+        call(own)
+        t0 = time.perf_counter()
+        for _ in range(repeats):
+            call(own)
+        one = time.perf_counter() - t0
+        cells = []
+        for k in counts:
+            mine = [buffers() for _ in range(k)]
+            workers = [threading.Thread(target=lambda b=b: [call(b) for _ in range(repeats)])
+                       for b in mine]
+            t0 = time.perf_counter()
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+            in_threads = time.perf_counter() - t0
+            context = multiprocessing.get_context("fork")
+            barrier, queue = context.Barrier(k), context.Queue()
+            processes = [context.Process(target=_contention_worker,
+                                         args=(name, repeats, barrier, queue))
+                         for _ in range(k)]
+            for process in processes:
+                process.start()
+            in_processes = max(queue.get() for _ in processes)
+            for process in processes:
+                process.join()
+            cells += [f"{k * one / in_threads:.1f}×", f"{k * one / in_processes:.1f}×"]
+        lines.append(f"| {name} | {1e3 * one / repeats:.2f} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def run(kind: str, spec: dict, path: str = ROOT) -> dict:
     """``kind`` (fit or grid) of ``spec`` in a fresh process importing sipkl from ``path``."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.abspath(path), HERE]))
@@ -280,6 +379,9 @@ def main(argv=None):
     parser.add_argument("--polish", choices=["ipopt", "lbfgsb"], default="ipopt")
     parser.add_argument("--budgets", type=json.loads, default={},
                         help="budgets of sipkl.config for the fits, a JSON object")
+    parser.add_argument("--contention", action="store_true",
+                        help="first the throughput of independent workers on the hot calls, "
+                             "threads against processes, at each --threads")
     parser.add_argument("--pricer", action="store_true",
                         help="time the compute layer's calls alone at each --threads first")
     parser.add_argument("--ab", metavar="CHECKOUT",
@@ -302,6 +404,10 @@ def main(argv=None):
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else "?"
     print(f"python {platform.python_version()}, {os.cpu_count()} CPUs (usable: {usable}), "
           f"load average {os.getloadavg()[0]:.2f} at the start")
+    if args.contention:
+        import numpy
+        print(f"NumPy {numpy.__version__}")
+        print(contention(args.threads))
     if args.pricer:
         print(run("calls", {"threads": args.threads, "budgets": args.budgets})["table"])
     rows, grids = [], []

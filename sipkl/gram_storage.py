@@ -50,8 +50,8 @@ class GramStorage(Sequence):
         """The columns K_m w (n × M): matrix-vector products, no copy of any Gram block (a
         lazy Gram matrix computes only its columns on the support of w); the matrices on the
         worker threads in force (:mod:`sipkl.threads`: each product is the same whichever
-        thread makes it; ``np.dot``, which releases the GIL during its BLAS call, where
-        ``np.matmul`` of a matrix keeps it, see :func:`sipkl.kernels.pricers._product`)."""
+        thread makes it), by ``np.dot``, which releases the GIL during its BLAS call (see
+        :meth:`~sipkl.kernels.pricers.PairExponential.__call__`)."""
         return np.column_stack(list(ordered_map(
             lambda K: np.dot(K, w) if isinstance(K, np.ndarray) else K @ w, self._grams)))
 

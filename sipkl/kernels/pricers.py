@@ -15,7 +15,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from ..config import budget
-from ..threads import n_threads, ordered_map, per_task
+from ..threads import ordered_map, per_task
 
 
 @runtime_checkable
@@ -186,7 +186,12 @@ class PairExponential:
         The blocks of pairs are computed by the worker threads in force
         (:func:`sipkl.threads.ordered_map`), each giving its partial values and products;
         these are added here in the order of the blocks, as the serial loop adds them, so the
-        results are the same to the bit at any number of threads."""
+        results are the same to the bit at any number of threads. The products that reduce
+        over the pairs are ``np.dot``: NumPy's ``np.matmul`` kept the GIL through them, so
+        that threads computed them one at a time (16 threads of the 16-core machine, each
+        reducing its own blocks: 0.7× the throughput of one thread, 9.1× with ``np.dot``;
+        the same bits), while the exponents' product ``np.matmul`` forms faster, and in
+        parallel (6.4× there, 2.0× as ``np.dot``: ``benchmarks/ikl_threads.py --contention``)."""
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
         S, p = thetas.shape
         values = np.full(S, self.trace)
@@ -195,14 +200,14 @@ class PairExponential:
         derivatives = grad or curvature
 
         def block(pairs):
-            rows, w, E = self._block(pairs, padded, S, dtype, exponents, curvature)
+            rows, w, E = self._block(pairs, padded, S, dtype, curvature)
             value = np.dot(E, w)[:S]
             if not derivatives:
                 return value, None
             E *= w
             return value, np.dot(E, rows)[:S]  # [gradient, curvature] terms: one product
 
-        padded, pairs, exponents = self._plan(thetas, dtype, squares=curvature)
+        padded, pairs = self._plan(thetas, dtype, squares=curvature)
         for value, products in ordered_map(block, pairs):
             values += value
             if grad:
@@ -218,8 +223,7 @@ class PairExponential:
         rounded up to a multiple of :data:`GEMM_ROWS` (the extra rows of −Θ are 0). The blocks
         depend on the budget and on S′, never on the number of threads. The arrays the blocks
         read (single-precision copies, ``[Δ, Δ ∘ Δ]``, Δᵀ) are made here, before any thread
-        reads them, and the exponents' product is chosen here, in the calling thread
-        (:func:`_product`)."""
+        reads them."""
         weights = self._weights(dtype)
         self._exponent_factor(0, 0, self._deltas(0, 0, weights.dtype, squares))
         S, p = thetas.shape
@@ -227,16 +231,16 @@ class PairExponential:
         np.negative(thetas, out=padded[:S])  # the exponents −Θ Δ_bᵀ come out of the product
         step = self._pairs_per_block(len(padded) * per_pair)
         total = len(weights)
-        return padded, [(k, min(k + step, total)) for k in range(0, total, step)], _product()
+        return padded, [(k, min(k + step, total)) for k in range(0, total, step)]
 
-    def _block(self, pairs, padded, S, dtype, exponents, squares: bool = False):
+    def _block(self, pairs, padded, S, dtype, squares: bool = False):
         """One block of pairs, not single pairs: ``(Δ_b, w_b, E_b = exp(−Θ Δ_bᵀ))``, E_b
         with one row per row of ``padded`` (S′ × pairs), the rows beyond S being 0 (no
         exponential computed); ``squares``: ``[Δ_b, Δ_b ∘ Δ_b]`` in place of Δ_b."""
         start, stop = pairs
         weights = self._weights(dtype)
         rows = self._deltas(start, stop, weights.dtype, squares)
-        E = exponents(padded, self._exponent_factor(start, stop, rows),
+        E = np.matmul(padded, self._exponent_factor(start, stop, rows),
                       out=scratch("E", (len(padded), stop - start), weights.dtype))
         np.exp(E[:S], out=E[:S])
         return rows, weights[start:stop], E
@@ -277,7 +281,7 @@ class PairExponential:
         hess = np.zeros((S * q, q))
 
         def block(pairs):
-            delta, w, E = self._block(pairs, padded, S, dtype, exponents)
+            delta, w, E = self._block(pairs, padded, S, dtype)
             E = E[:S]  # the rows of the parameters (a view), weighted in place
             E *= w
             part = delta[:, coords]
@@ -285,7 +289,7 @@ class PairExponential:
                                out=scratch("hessian rows", (S, q, len(delta)), E.dtype))
             return np.dot(rows.reshape(S * q, len(delta)), part)
 
-        padded, pairs, exponents = self._plan(thetas, dtype, per_pair=q)
+        padded, pairs = self._plan(thetas, dtype, per_pair=q)
         for product in ordered_map(block, pairs):
             hess += product
         return hess.reshape(S, q, q)
@@ -505,22 +509,6 @@ class VaryingCoordinates:
             hess[np.ix_(np.arange(len(thetas)), kept, kept)] = self.pricer.hessians(
                 thetas[:, self.keep], self._position[coords[kept]], dtype)
         return hess
-
-
-def _product():
-    """The matrix product of the blocks' exponents, ``f(A, B, out=C)``: ``np.dot`` where
-    worker threads share the blocks, ``np.matmul`` in one thread. The blocks' other products
-    are ``np.dot``: ``np.matmul`` of two matrices keeps the GIL through its BLAS call (NumPy
-    releases it in a generalized ufunc's loop only beyond 500 iterations of the outer loop,
-    here 1), so that the threads' products ran one at a time — two threads on two cores
-    computed the blocks of a 12-start evaluation 1.2× as fast as one thread with it, 1.9×
-    with ``np.dot``, which releases it. ``np.dot`` calls the same BLAS routine (the same
-    bits, checked on the blocks' shapes in single and double precision; the tests of
-    :mod:`sipkl.threads` compare whole fits at 1 and 2 threads), but for the exponents'
-    product (S′ × p times p × pairs, written into a buffer) it takes 1.3× as long as
-    ``np.matmul`` (1.41 against 1.08 ms for 245 000 pairs, 12 starts): in one thread, where
-    no other thread waits for the GIL, that product stays ``np.matmul``."""
-    return np.dot if n_threads() > 1 else np.matmul
 
 
 #: :class:`PairExponential` computes E for a multiple of this many parameters: OpenBLAS's
