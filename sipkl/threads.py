@@ -24,14 +24,15 @@ partial results are computed as the serial code computes them, and they are adde
 order of the blocks, in the calling thread. The results are then bit-identical for every
 n_jobs, and the same as with no thread at all.
 
-What pays, measured on 16 cores (``benchmarks/ikl_threads.py --pricer``): the GIL is released
-for each NumPy call and taken back at its end, so a thread's gain is bounded by how much work
-one call does. The products K_m w of 1000 × 1000 Gram matrices (a millisecond each) ran 8×
-faster on 16 threads; the pricers' blocks of pairs (calls of 0.05–0.2 ms, sized by the
-budget ``pricing_chunk_elements`` for the cache) 1.5–2×; passes of a few tens of
-microseconds (K(d) by blocks, the Gram matrices' exponentials, the squared differences of
-the pairs) not at all, and the Hessians' blocks (q times smaller) lost a fifth: there the
-threads wait for one another's GIL.
+What pays, measured on 16 cores (``benchmarks/ikl_threads.py --pricer --contention``): a
+thread gains only while its calls have released the GIL. ``np.dot`` and the ufuncs (the
+exponentials) release it for the whole call; NumPy's ``np.matmul`` of two matrices kept it
+through the BLAS call of a reduction over many rows, and SciPy's level-1 BLAS wrappers (the
+axpys of K(d)) keep it: the compute layer's reductions are ``np.dot`` (the same bits). Each
+call takes the GIL back when it ends, so that many short calls wait for it in turn: passes
+whose entries are computed alone go in one group per thread at least (:func:`per_task`).
+At 16 threads: the products K_m w 7.8× faster, the pricers' evaluations 1.8–3.7× (3.2–4.4×
+at their best number, 4 or 8), their Hessians 1.0×, K(d) not at all.
 
 The pool is a context, not an argument: the estimators' ``fit`` open :func:`thread_pool` with
 their resolved ``n_jobs`` (:func:`effective_n_jobs`, scikit-learn's meaning), and the compute

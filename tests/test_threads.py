@@ -17,7 +17,7 @@ from sipkl.kernels.pricers import (PairExponential, PointExponential, PointPairE
                                    upper_triangle)
 from sipkl.lazy_gram import LazyGram, add_scaled, combined_gram
 from sipkl.threads import (_controller, effective_n_jobs, map_tasks, n_threads,
-                           one_blas_thread, ordered_map, thread_pool)
+                           one_blas_thread, ordered_map, per_task, thread_pool)
 
 THREADS = (1, 2, 3)
 # runs cut short by max_iter warn, as they should
@@ -224,6 +224,16 @@ def test_nested_maps_run_in_the_worker_and_errors_come_back():
             list(ordered_map(fail, range(8)))
     assert map_tasks(lambda k: (k, n_threads()), range(3), 6) == [(0, 2), (1, 2), (2, 2)]
     assert map_tasks(lambda k: n_threads(), [0], 4) == [4]
+
+
+def test_passes_go_in_one_group_per_thread_at_least():
+    """Items per task: the least asked in one thread; with k threads, as many as make k
+    tasks where that is more (never 0)."""
+    assert per_task(1000, 64) == 64 and per_task(0, 0) == 1
+    with thread_pool(3):
+        assert per_task(1000, 64) == 334  # 3 tasks of at most 334 items
+        assert per_task(100, 64) == 64
+        assert per_task(1, 0) == 1
 
 
 def test_the_threads_budget(budgets):
