@@ -189,9 +189,9 @@ class PairExponential:
         results are the same to the bit at any number of threads. The products that reduce
         over the pairs are ``np.dot``: NumPy's ``np.matmul`` kept the GIL through them, so
         that threads computed them one at a time (16 threads of the 16-core machine, each
-        reducing its own blocks: 0.7× the throughput of one thread, 9.1× with ``np.dot``;
+        reducing its own blocks: 0.9× the throughput of one thread, 9.2× with ``np.dot``;
         the same bits), while the exponents' product ``np.matmul`` forms faster, and in
-        parallel (6.4× there, 2.0× as ``np.dot``: ``benchmarks/ikl_threads.py --contention``)."""
+        parallel (5.6× there, 2.8× as ``np.dot``: ``benchmarks/ikl_threads.py --contention``)."""
         thetas = np.atleast_2d(np.asarray(thetas, dtype=float))
         S, p = thetas.shape
         values = np.full(S, self.trace)
@@ -250,8 +250,8 @@ class PairExponential:
         searches' evaluations), the columns ``start:stop`` of a contiguous copy of Δᵀ (made
         once; P·p numbers): OpenBLAS forms the product of the thin −Θ (S′ × p) with
         contiguous rows of Δᵀ in 0.6 of the time it takes with the transposed view of the
-        rows of ``[Δ, Δ ∘ Δ]`` (245 000 pairs, p = 10, S = 12: 1.07 against 1.80 ms), the
-        rest of a block unchanged. In double precision (a few evaluations per search) the
+        rows of ``[Δ, Δ ∘ Δ]`` (245 000 pairs, p = 10, S = 12, on the 2-core machine: 1.07
+        against 1.80 ms), the rest of a block unchanged. In double precision (a few evaluations per search) the
         view of ``rows``."""
         if rows.dtype != np.float32:
             return rows[:, :self.deltas.shape[1]].T
