@@ -194,20 +194,22 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         deadline = None if time_limit is None else time.perf_counter() + time_limit
 
         def run(start, columns, resume=None):
+            """The run from ``start``, reduced; a failed result where its first master solve
+            failed in every back-end."""
             remaining = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
             engine = self._engine(oracle, callback, time_limit=remaining, **options)
             self.master.reset(start)
-            result = self._result(engine.run_space(space, columns, resume))
+            try:
+                result = self._result(engine.run_space(space, columns, resume))
+            except RuntimeError:  # the engine's "failed before any master solution"
+                if self.master.failure is None:
+                    raise
+                return self._failed(self.master.failure)
             if reduce and result.success:
                 self._reduce(result, tol + atol)
             return result
 
-        try:
-            result = run(self.master.x0, self._initial_columns(initial_points), resume)
-        except RuntimeError:  # the engine's "failed before any master solution"
-            if self.master.failure is None:
-                raise
-            return self._failed(self.master.failure)
+        result = run(self.master.x0, self._initial_columns(initial_points), resume)
         if not all(isinstance(c.T, Box) or c.T.finite for c in self.semi_infinite):
             second_order = False  # the maximizers' motion is known in boxes only
         for _ in range(ESCAPES if second_order else 0):
@@ -233,12 +235,7 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         for sign in (1.0, -1.0):
             start = np.clip(result.x + sign * ESCAPE_STEP * direction, self.master.lower,
                             self.master.upper)
-            try:
-                trial = run(start, columns)
-            except RuntimeError:  # the engine's "failed before any master solution"
-                if self.master.failure is None:
-                    raise
-                continue
+            trial = run(start, columns)
             if trial.success and trial.objective < result.objective - decrease:
                 trial.attempts = result.attempts + [(result.nit + it, a)
                                                     for it, a in trial.attempts]
