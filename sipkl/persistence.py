@@ -19,7 +19,7 @@ from sklearn.preprocessing import StandardScaler
 
 from .contracts import Column
 from .documents import check_document, document, read_json, write_json_atomic
-from .expansion import KernelExpansion
+from .expansion import KernelExpansion, LandmarkExpansion
 from .kernels import KernelFamily, LearnedKernel
 from . import checkpoint
 from .kernels.base import column_to_dict, family_to_dict, json_value  # noqa: F401 (re-export)
@@ -106,15 +106,24 @@ def _expansion_arrays(expansion: KernelExpansion, prefix: str) -> dict:
     return {f"{prefix}points": expansion.points, f"{prefix}coef": expansion.coef}
 
 
-def _expansion_to_dict(expansion: KernelExpansion) -> dict:
-    return {"kernel": kernel_to_json(expansion.kernel), "bias": float(expansion.bias)}
+def _expansion_to_dict(expansion) -> dict:
+    """The JSON part of a :class:`KernelExpansion` or (``"landmarks": true``) a
+    :class:`LandmarkExpansion`."""
+    data = {"kernel": kernel_to_json(expansion.kernel), "bias": float(expansion.bias)}
+    if isinstance(expansion, LandmarkExpansion):
+        data["landmarks"] = True
+    return data
 
 
-def _expansion_from_parts(data: dict, arrays, prefix: str) -> KernelExpansion:
+def _expansion_from_parts(data: dict, arrays, prefix: str):
     points, coef = arrays[f"{prefix}points"], arrays[f"{prefix}coef"]
-    if points.ndim != 2 or coef.shape != (len(points),):
+    kernel = kernel_from_json(data["kernel"])
+    landmarks = data.get("landmarks", False)
+    shape = (len(points), len(kernel.columns)) if landmarks else (len(points),)
+    if points.ndim != 2 or coef.shape != shape:
         raise ValueError("model arrays have inconsistent shapes")
-    return KernelExpansion(kernel_from_json(data["kernel"]), points, coef, float(data["bias"]))
+    kind = LandmarkExpansion if landmarks else KernelExpansion
+    return kind(kernel, points, coef, float(data["bias"]))
 
 
 def _split_pipeline(model):

@@ -8,8 +8,10 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
-from ..expansion import KernelExpansion
+from ..expansion import KernelExpansion, LandmarkExpansion
 from ..kernels import LearnedKernel
+from ..nystrom import NystromSpace, check_nystrom_family, exact_kernel_gap
+from ..oracles import proves_bound
 from ..registry import MASTERS, make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, check_classes, initial_column, one_vs_rest,
@@ -65,6 +67,15 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         searches' blocks of pairs and the Gram matrices' blocks (one BLAS thread each), and
         the one-vs-rest problems of a multiclass fit in parallel; the model is the same to
         the bit for every ``n_jobs`` (see :mod:`sipkl.threads`).
+    n_landmarks : int or None, default=None
+        ``None``: exact columns. An integer q: every column is replaced by its Nyström
+        approximation on q landmarks drawn from the training points (with ``random_state``,
+        once per fit; all points where there are fewer), for large n: memory n·q per column,
+        prices in O(q·n_sv) per θ (:mod:`sipkl.nystrom`). The run, its status and gaps are
+        those of IKL over the approximated family; prediction is the SVM of the approximated
+        kernel, q kernel values per point and column
+        (:class:`~sipkl.expansion.LandmarkExpansion`). Needs a Gaussian family, the
+        ``"newton"`` master and an oracle that does not bound exact prices (not ``"dc"``).
 
     Attributes
     ----------
@@ -72,8 +83,12 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
     kernel_ : LearnedKernel (binary) or list of LearnedKernel (one per class, multiclass)
     result_ : CGResult or list of CGResult
     n_iter_ : int (binary) or array of int
-    expansions_ : list of KernelExpansion, the prediction model (see :mod:`sipkl.persistence`
-        for saving it without pickle)
+    expansions_ : list of KernelExpansion (LandmarkExpansion with ``n_landmarks``), the
+        prediction model (see :mod:`sipkl.persistence` for saving it without pickle)
+    exact_kernel_gap_ : float (binary) or array, only with ``n_landmarks``
+        The MKL duality gap of the answer under the exact kernels of its columns, relative,
+        on the support vectors (:func:`~sipkl.nystrom.exact_kernel_gap`): 0 where the
+        learned weights are optimal for the exact columns at the learned α.
 
     Examples
     --------
@@ -93,11 +108,12 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         "master": [StrOptions({"newton", "qcqp", "lp_norm"})],
         "obj_tol": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
         "n_price": [POSITIVE_INT],
+        "n_landmarks": [POSITIVE_INT, None],
     }
 
     def __init__(self, family=None, C=1.0, oracle="ipopt", master="newton", tol=1e-4,
                  obj_tol="auto", max_iter=50, n_price=5, time_limit=None, random_state=None,
-                 verbose=0, callback=None, n_jobs=None):
+                 verbose=0, callback=None, n_jobs=None, n_landmarks=None):
         self.family = family
         self.C = C
         self.oracle = oracle
@@ -111,6 +127,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         self.verbose = verbose
         self.callback = callback
         self.n_jobs = n_jobs
+        self.n_landmarks = n_landmarks
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
@@ -118,22 +135,57 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_ = check_classes(y)
         targets = one_vs_rest(y, self.classes_)
-        seeds = np.random.SeedSequence(self.random_state).spawn(targets.shape[1])
+        # one seed per binary problem, and one for the landmarks (the problems' seeds are
+        # those of spawn(n_targets): a fit without landmarks is unchanged)
+        *seeds, landmark_seed = np.random.SeedSequence(self.random_state).spawn(
+            targets.shape[1] + 1)
         start = initial_column(family, X)
         obj_tol = resolve_obj_tol(self.obj_tol, oracle, family, X.shape[1])
+        landmarks = self._landmarks(family, oracle, X, landmark_seed)
 
         def fit_target(task):  # one binary problem
             target, seed = task
             engine = self._engine(MASTERS[self.master](target, self.C), oracle, seed,
                                   obj_tol=obj_tol, n_price=self.n_price)
-            result = engine.run(family, X, [start])
+            if landmarks is None:
+                result = engine.run(family, X, [start])
+            else:
+                space = NystromSpace(X, family, landmarks)
+                result = engine.run_space(space, [start])
             model = result.master.model
+            w = model.alpha * model.y
             sv = np.flatnonzero(model.alpha > 0)
-            return KernelExpansion(LearnedKernel(result.columns, result.weights), X[sv],
-                                   (model.alpha * model.y)[sv], model.bias), result
+            kernel = LearnedKernel(result.columns, result.weights)
+            if landmarks is None:
+                return KernelExpansion(kernel, X[sv], w[sv], model.bias), result, None
+            coef = np.column_stack([space.landmark_coefficients(c, d, w)
+                                    for c, d in zip(result.columns, result.weights)])
+            gap = exact_kernel_gap(result.columns, result.weights, X[sv], w[sv])[0]
+            return LandmarkExpansion(kernel, X[landmarks], coef, model.bias), result, gap
 
         fitted = self._per_target(fit_target, zip(targets.T, seeds))
-        self.expansions_ = [expansion for expansion, _ in fitted]
-        results = [result for _, result in fitted]
+        self.expansions_ = [expansion for expansion, _, _ in fitted]
+        results = [result for _, result, _ in fitted]
         store_runs(self, results, [e.kernel for e in self.expansions_])
+        if landmarks is not None:
+            gaps = [gap for _, _, gap in fitted]
+            self.exact_kernel_gap_ = gaps[0] if len(gaps) == 1 else np.array(gaps)
         return self
+
+    def _landmarks(self, family, oracle, X, seed):
+        """The sorted indices of ``n_landmarks`` training points drawn with ``seed``
+        (all points where there are fewer), or ``None`` for exact columns; a ``ValueError``
+        for a family, master or oracle that Nyström columns do not serve."""
+        if self.n_landmarks is None:
+            return None
+        check_nystrom_family(family, X.shape[1])
+        if self.master != "newton":
+            raise ValueError(f"n_landmarks: Nyström columns are solved by the 'newton' master, "
+                             f"got master={self.master!r}")
+        if proves_bound(oracle, family, X.shape[1]):
+            raise ValueError(f"n_landmarks: the oracle {oracle!r} bounds exact prices, not "
+                             "those of Nyström columns; use 'ipopt' or 'grid'")
+        if self.n_landmarks >= len(X):
+            return np.arange(len(X))
+        rng = np.random.default_rng(seed)
+        return np.sort(rng.choice(len(X), self.n_landmarks, replace=False))

@@ -1,0 +1,263 @@
+"""Kernel learning at large n: Nyström columns on landmarks drawn once per fit.
+
+An exact column K(θ) has n² entries, and so has every product of the master and every
+price of the oracle over it. For a Gaussian family
+
+    k_s(x, x′) = exp(−Σ_d s_d ([x]_d − [x′]_d)²)        (GaussianARD; GaussianIso: all s_d = s)
+
+this column space replaces K(s) by its Nyström approximation on q landmarks L ⊂ X, drawn once
+per fit (Williams & Seeger 2001; the same points for every s):
+
+    K̂(s) = K_s(X, L) A_s⁻¹ K_s(L, X) = Φ_s Φ_sᵀ,   A_s = K_s(L, L) + εI = C_s C_sᵀ,
+    Φ_s = K_s(X, L) C_s⁻ᵀ   (n × q features),
+
+with a jitter ε = :data:`JITTER` on the unit diagonal (dimensionless, so the same in any units
+of X). The learned kernel is Σ_m d_m K̂(s_m) = Z Zᵀ with Z = [√d_m Φ_m]: nothing of size n²
+is held, the memory is n·q per column.
+
+**The price** of s for W = U diag(σ) Uᵀ (IKL: ½ w wᵀ, w = α∘y) is, on the support S of U,
+
+    P(s) = <W, K̂(s)> = Σ_k σ_k v_kᵀ A_s⁻¹ v_k,      v_k = K_s(L, X_S) u_k,
+
+smooth in s everywhere (A_s ⪰ εI), s = 0 included. With a_k = A_s⁻¹ v_k, B = K_s(L, X_S) and
+Δ_d the squared differences in coordinate d (∂B/∂s_d = −B∘Δ_d, ∂A/∂s_d = −K_s(L, L)∘Δ_d):
+
+    ∂P/∂s_d = Σ_k σ_k [ a_kᵀ (K_s(L, L)∘Δ_d) a_k − 2 a_kᵀ (B∘Δ_d) u_k ],
+
+where, by (x − x′)² = x² − 2xx′ + x′², aᵀ(B∘Δ_d)u = Σ_l a_l x_ld² (Bu)_l −
+2 (a∘x_d)ᵀ B (u∘x_d) + Σ_i (Bᵀa)_i u_i x_id²: the products B [u, u∘X_S] and Bᵀa give every
+coordinate at once (cost q·|S|·(2D + 3) per s besides forming B, and q³ for A's factor).
+
+**What a certificate means here.** The run solves IKL over the approximated family
+{K̂(s)}: its statuses and gaps are those of that problem, exactly as for exact kernels.
+How far the answer is from the exact family is measured afterwards, on the support vectors,
+by :func:`exact_kernel_gap`.
+
+**Near-identity columns.** Where s is so large that the kernel between a point and its nearest
+landmark is below ε, K̂(s) ≈ 0 off the landmarks (an exact column would be ≈ I): such a column
+is priced far below its exact price, so the search does not pick it. This is stated, not
+repaired: near-identity kernels generalize poorly, and the exact-kernel gap reports the
+exact prices of the columns the run kept.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.linalg import solve_triangular
+
+from .config import budget
+from .contracts import Column
+from .kernels.base import KernelFamily
+from .kernels.gaussian import GaussianARD, GaussianIso
+from .kernels.pricers import gaussian_gram, row_blocks
+from .lazy_gram import LazyGram
+from .price import PriceMatrix
+from .threads import one_blas_thread, ordered_map
+from .workspace import KernelPricingProblem, Workspace
+
+#: the jitter ε added to the landmarks' kernel matrix, A = K(L, L) + εI (kernel values are
+#: dimensionless: the same in any units of the data)
+JITTER = 1e-4
+
+
+def check_nystrom_family(family: KernelFamily, n_features: int) -> None:
+    """A ``ValueError`` unless every member of ``family`` is a :class:`GaussianIso` or a
+    :class:`GaussianARD` (the families whose Nyström prices are differentiated here)."""
+    for member in family.members(n_features):
+        if type(member) not in (GaussianIso, GaussianARD):
+            raise ValueError(f"n_landmarks: Nyström columns are built for the Gaussian "
+                             f"families (GaussianIso, GaussianSeparate, GaussianARD), got "
+                             f"{type(member).__name__}")
+
+
+def _scales(family: KernelFamily, theta: np.ndarray, n_selected: int) -> np.ndarray:
+    """The scale of each selected coordinate: θ itself for GaussianARD, θ repeated for
+    GaussianIso."""
+    theta = np.asarray(theta, dtype=float)
+    return np.broadcast_to(theta, (n_selected,)) if type(family) is GaussianIso else theta
+
+
+def _landmark_factor(Z_L: np.ndarray) -> np.ndarray:
+    """C, the lower Cholesky factor of A = K(L, L) + εI, from the scaled landmarks ``Z_L``."""
+    A = gaussian_gram(Z_L, Z_L)
+    A[np.diag_indices_from(A)] += JITTER
+    return np.linalg.cholesky(A)
+
+
+class FeatureGram(LazyGram):
+    """A Gram matrix held by its features, K = Φ Φᵀ (n × n, Φ n × q), read as the master reads
+    a :class:`~sipkl.lazy_gram.LazyGram`: ``K @ w`` = Φ (Φᵀ w) (2nq operations), blocks of rows
+    Φ[rows] Φᵀ, and :meth:`restricted` to a working set. Its "points" ``X`` are the rows of Φ
+    and its kernel the dot product."""
+
+    def __init__(self, features: np.ndarray):
+        self.X = features
+        self.shape = (len(features), len(features))
+
+    def block(self, rows: slice, Y: np.ndarray) -> np.ndarray:
+        return np.dot(self.X[rows], Y.T)
+
+    def restricted(self, index) -> "FeatureGram":
+        return FeatureGram(self.X[index])
+
+    def __matmul__(self, w) -> np.ndarray:
+        w = np.asarray(w, dtype=float)
+        if w.shape != (self.shape[1],):
+            raise ValueError(f"w must be a vector of length {self.shape[1]}, got shape {w.shape}")
+        support = np.flatnonzero(w)
+        return np.dot(self.X, np.dot(w[support], self.X[support]))
+
+    def __repr__(self):
+        return f"FeatureGram(n={self.shape[0]}, rank≤{self.X.shape[1]})"
+
+
+class NystromSpace(Workspace):
+    """The column space of kernel learning with Nyström columns (see the module doc).
+
+    Parameters
+    ----------
+    X : array (n, D)
+        The training points.
+    family : KernelFamily
+        A Gaussian family (:func:`check_nystrom_family`).
+    landmarks : array of int
+        Indices into ``X`` of the landmarks L (drawn by the caller, once per fit).
+    """
+
+    def __init__(self, X: np.ndarray, family: KernelFamily, landmarks):
+        check_nystrom_family(family, X.shape[1])
+        landmarks = np.asarray(landmarks)
+        if landmarks.ndim != 1 or not len(landmarks) or landmarks.dtype.kind not in "iu":
+            raise ValueError("landmarks must be a non-empty 1-D array of indices into X")
+        super().__init__(X, family)
+        self.landmarks = landmarks
+        self.lazy = True
+
+    def features(self, column: Column) -> np.ndarray:
+        """Φ = K_θ(X, L) C⁻ᵀ of ``column`` (n × q), formed in blocks of rows."""
+        family = column.family
+        Xs = family._select(self.X)
+        r = np.sqrt(_scales(family, column.theta, Xs.shape[1]))
+        Z, Z_L = Xs * r, Xs[self.landmarks] * r
+        with one_blas_thread():
+            C = _landmark_factor(Z_L)
+            out = np.empty((len(Xs), len(Z_L)))
+            for rows in row_blocks(len(Z), len(Z_L), budget("lazy_block_elements")):
+                out[rows] = solve_triangular(C, gaussian_gram(Z[rows], Z_L).T, lower=True).T
+        return out
+
+    def landmark_coefficients(self, column: Column, weight: float, w: np.ndarray) -> np.ndarray:
+        """β = d C⁻ᵀ Φ[S]ᵀ w_S = d A⁻¹ K_θ(L, X_S) w_S (length q): the column's part of the
+        decision function, f(x) = Σ_m k_θm(x, L) β_m + b, for the master's w = α∘y."""
+        family = column.family
+        Xs = family._select(self.X)
+        r = np.sqrt(_scales(family, column.theta, Xs.shape[1]))
+        C = _landmark_factor(Xs[self.landmarks] * r)
+        support = np.flatnonzero(w)
+        projected = w[support] @ self.gram(column).X[support]
+        return weight * solve_triangular(C.T, projected, lower=False)
+
+    def _gram(self, column: Column) -> FeatureGram:
+        return FeatureGram(self.features(column))
+
+    def pricing_problem(self, family: KernelFamily, price: PriceMatrix,
+                        regularizer=None) -> "NystromPricingProblem":
+        if price.factor is None:
+            raise ValueError("Nyström columns are priced for a factored price matrix "
+                             "W = U diag(σ) Uᵀ (the hinge masters'); got a dense one")
+        support = price.support
+        Xs = family._select(self.X)
+        return NystromPricingProblem(family, Xs[support], price.factor[support], price.signs,
+                                     Xs[self.landmarks], self.X.shape[1], regularizer)
+
+
+class NystromPricingProblem(KernelPricingProblem):
+    """``s ↦ <W, K̂(s)> − r(s)`` on the support of W (see the module doc): the points
+    ``X_support`` and landmarks ``X_landmarks`` in the family's selected coordinates, W's
+    factor ``U`` on the support and its ``signs`` σ. Values and gradients of many s in one
+    call, in chunks of about ``lazy_block_elements`` (a budget of :mod:`sipkl.config`)
+    entries of B, on the worker threads in force. No second derivatives are stated."""
+
+    def __init__(self, family, X_support, U, signs, X_landmarks, n_features, regularizer=None):
+        self.X_support, self.U, self.signs, self.X_landmarks = (
+            X_support, np.asarray(U, float).reshape(len(X_support), -1), np.asarray(signs),
+            X_landmarks)
+        self._setup(family, n_features, regularizer)
+
+    def _batch_pricer(self):
+        return self._prices
+
+    def values(self, thetas) -> np.ndarray:
+        thetas = np.asarray(thetas, float).reshape(len(thetas), -1)
+        return self.values_and_grads(thetas, grad=False)[0]
+
+    def _prices(self, thetas, grad=True, dtype=np.float64):
+        """Values (and gradients) of the rows of ``thetas``; ``dtype`` is not used (the
+        solves with A need double precision)."""
+        thetas = np.atleast_2d(np.asarray(thetas, float))
+        q, m = len(self.X_landmarks), len(self.X_support)
+        per_chunk = max(1, budget("lazy_block_elements") // max(1, q * m))
+        chunks = [thetas[k:k + per_chunk] for k in range(0, len(thetas), per_chunk)]
+        with one_blas_thread():
+            parts = list(ordered_map(lambda chunk: self._chunk(chunk, grad), chunks))
+        values = np.concatenate([v for v, _ in parts])
+        return values, (np.concatenate([g for _, g in parts]) if grad else None)
+
+    def _chunk(self, thetas, grad: bool):
+        """Values and gradients of a chunk of θ's, as stacked arrays (c × q × |S|)."""
+        family, X_S, X_L, U = self.family, self.X_support, self.X_landmarks, self.U
+        D = X_S.shape[1]
+        scales = np.array([_scales(family, t, D) for t in thetas])  # (c, D)
+        r = np.sqrt(scales)[:, None, :]
+        Z_S, Z_L = X_S[None] * r, X_L[None] * r
+        B = _stacked_gaussian(Z_L, Z_S)                       # (c, q, m)
+        K_LL = _stacked_gaussian(Z_L, Z_L)
+        q = X_L.shape[0]
+        K_LL[:, np.arange(q), np.arange(q)] = 1.0
+        A = K_LL + JITTER * np.eye(q)
+        V = np.matmul(B, U)                                   # (c, q, r)
+        a = np.linalg.solve(A, V)                             # A⁻¹ v_k
+        values = np.einsum("cqk,cqk,k->c", V, a, self.signs)
+        if not grad:
+            return values, None
+        quad_S, quad_L = X_S * X_S, X_L * X_L
+        gradient = np.zeros((len(thetas), D))
+        for k, sigma in enumerate(self.signs):  # the rank of W (1 for the hinge masters)
+            u, ak = U[:, k], a[:, :, k]                                           # (m,), (c, q)
+            Bu = np.matmul(B, np.column_stack([u, u[:, None] * X_S]))             # (c, q, D+1)
+            Bta = np.einsum("cqm,cq->cm", B, ak)                                  # Bᵀa
+            aBDu = (np.einsum("cq,qd,cq->cd", ak, quad_L, Bu[:, :, 0])
+                    - 2.0 * np.einsum("cq,qd,cqd->cd", ak, X_L, Bu[:, :, 1:])
+                    + np.einsum("cm,m,md->cd", Bta, u, quad_S))
+            Ka = np.matmul(K_LL, np.concatenate([ak[:, :, None], ak[:, :, None] * X_L],
+                                                axis=2))                        # (c, q, D+1)
+            aKDa = (2.0 * np.einsum("cq,qd,cq->cd", ak, quad_L, Ka[:, :, 0])
+                    - 2.0 * np.einsum("cq,qd,cqd->cd", ak, X_L, Ka[:, :, 1:]))
+            gradient += sigma * (aKDa - 2.0 * aBDu)
+        if type(family) is GaussianIso:
+            gradient = gradient.sum(axis=1, keepdims=True)
+        return values, gradient
+
+    def column(self, theta) -> Column:
+        return Column.make(self.family, theta)
+
+
+def _stacked_gaussian(Z_a: np.ndarray, Z_b: np.ndarray) -> np.ndarray:
+    """exp(−‖z_a − z_b‖²) for stacks of scaled points (c × a × D, c × b × D): c × a × b."""
+    out = np.matmul(Z_a, np.swapaxes(Z_b, 1, 2))
+    out *= 2.0
+    out -= np.einsum("cad,cad->ca", Z_a, Z_a)[:, :, None]
+    out -= np.einsum("cbd,cbd->cb", Z_b, Z_b)[:, None, :]
+    np.minimum(out, 0.0, out=out)
+    return np.exp(out, out=out)
+
+
+def exact_kernel_gap(columns, weights, X_support, w_support) -> tuple[float, np.ndarray]:
+    """The MKL duality gap, relative, of a Nyström run's answer under the exact kernels of its
+    own columns, on the support vectors: with T_m = ½ w_Sᵀ K_θm(X_S) w_S (exact, in blocks of
+    rows), ``(max_m T_m − Σ_m d_m T_m) / max_m T_m`` and the T_m. It is 0 where the weights d
+    are optimal for the exact columns at the run's α; on the approximated family the run's own
+    gap is that same quantity with K̂ in place of K."""
+    T = np.array([0.5 * w_support @ (LazyGram(c.family, c.theta, X_support) @ w_support)
+                  for c in columns])
+    top = T.max()
+    return float((top - weights @ T) / top) if top > 0 else 0.0, T
