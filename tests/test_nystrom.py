@@ -5,6 +5,7 @@ import pytest
 import sipkl.nystrom
 from sipkl import GaussianARD, GaussianIso, GaussianSeparate, IKLClassifier, Polynomial
 from sipkl.contracts import Column
+from sipkl.masters.hinge import HingeMKLNewton
 from sipkl.nystrom import FeatureGram, NystromSpace, exact_kernel_gap
 from sipkl.persistence import load_model, save_model
 from sipkl.price import PriceMatrix
@@ -179,3 +180,19 @@ def test_nystrom_refuses_what_it_does_not_serve(params, named):
     X, y = chessboard(60, seed=1, noise=2)
     with pytest.raises(ValueError, match=named):
         fitted(X, y, **params)
+
+
+
+def test_hinge_master_on_nystrom_columns_above_the_working_set_size(budgets):
+    """The Newton master on Nyström columns with its SVMs on working sets (K(d) from the
+    features on each set) against the same master on the dense matrices."""
+    X, y = chessboard(400, seed=1)
+    space = NystromSpace(X, GaussianARD(), np.arange(0, 400, 8))
+    columns = [Column.make(GaussianARD(), t) for t in
+               ([1.0, 1.0, 0, 0, 0], [0.3, 2.0, 0.05, 0.1, 1.5], [0, 4, 0, 1, 0])]
+    dense = HingeMKLNewton(y, 10.0).solve([np.asarray(space.gram(c)) for c in columns])
+    budgets(working_set_min_n=0, working_set_start=20)
+    lazy = HingeMKLNewton(y, 10.0).solve(space.master_inputs(columns))
+    assert dense.status.value == lazy.status.value == "optimal"
+    np.testing.assert_allclose(lazy.weights, dense.weights, atol=1e-4)
+    assert lazy.objective == pytest.approx(dense.objective, rel=1e-6)
