@@ -206,8 +206,7 @@ class NystromPricingProblem(KernelPricingProblem):
         """Values and gradients of a chunk of θ's, as stacked arrays (c × q × |S|)."""
         family, X_S, X_L, U = self.family, self.X_support, self.X_landmarks, self.U
         D = X_S.shape[1]
-        scales = np.array([_scales(family, t, D) for t in thetas])  # (c, D)
-        r = np.sqrt(scales)[:, None, :]
+        r = np.sqrt(np.broadcast_to(thetas, (len(thetas), D)))[:, None, :]  # per coordinate
         Z_S, Z_L = X_S[None] * r, X_L[None] * r
         B = _stacked_gaussian(Z_L, Z_S)                       # (c, q, m)
         K_LL = _stacked_gaussian(Z_L, Z_L)

@@ -76,6 +76,10 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         kernel, q kernel values per point and column
         (:class:`~sipkl.expansion.LandmarkExpansion`). Needs a Gaussian family, the
         ``"newton"`` master and an oracle that does not bound exact prices (not ``"dc"``).
+        On the chessboard of the benchmarks page ("Large n") at n = 10 000 it was less
+        accurate than exact columns (0.985 against 0.996) and held more memory: the run
+        takes more columns (each adds rank), and its master's SVMs cost what exact ones
+        cost.
 
     Attributes
     ----------

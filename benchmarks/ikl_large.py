@@ -1,0 +1,123 @@
+"""IKL at large n: Nyström columns against exact IKL on a subsample and random features.
+
+The 3 × 3 chessboard with 2 signal + 8 noise dimensions of ``ikl_boards.py`` (standardized),
+n training points and 10 000 test points. Each cell runs in a fresh subprocess and reports
+its wall time, peak resident memory (``ru_maxrss``, imports included) and test accuracy:
+
+* ``nystrom``: ``IKLClassifier(family=GaussianARD(), C=C, n_landmarks=q, random_state=seed,
+  time_limit=T)`` on all n points, with its status, rounds, kernels and exact-kernel gap;
+* ``exact``: the same without ``n_landmarks`` and with no time limit on the first
+  ``--subsample`` points;
+* ``rff``: random Fourier features (scikit-learn's ``RBFSampler``, ``--rff-components``)
+  and ``LinearSVC``, γ and C tuned on a 20 % hold-out over the grid of ``ikl_boards.py``
+  (9 γ × 6 C), refitted on all n points.
+
+Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/ikl_large.py --n 10000 \\
+          [--methods nystrom exact rff] [--landmarks 200] [--time-limit 900] \\
+          [--max-iter 50] [--profile 40]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+METHODS = ("nystrom", "exact", "rff")
+
+CELL = """
+import json, resource, sys, time
+import numpy as np
+sys.path.insert(0, {bench!r})
+from ikl_chessboard import board, INVERSE_THETAS
+X, y, X_test, y_test = board({n}, 10000, 3, {seed}, n_noise=8)
+t0 = time.perf_counter()
+extra = {{}}
+if {method!r} == "rff":
+    from sklearn.kernel_approximation import RBFSampler
+    from sklearn.pipeline import make_pipeline
+    from sklearn.svm import LinearSVC
+    cut = int(0.8 * len(X))
+    def model_of(gamma, C):
+        return make_pipeline(RBFSampler(gamma=gamma, n_components={components},
+                                        random_state={seed}), LinearSVC(C=C, max_iter=2000))
+    scores = {{(g, C): model_of(g, C).fit(X[:cut], y[:cut]).score(X[cut:], y[cut:])
+              for g in [1.0 / v ** 2 for v in INVERSE_THETAS] for C in np.logspace(-2, 3, 6)}}
+    best = max(scores, key=scores.get)
+    model = model_of(*best).fit(X, y)
+    extra = {{"status": f"gamma = {{best[0]:.3g}}, C = {{best[1]:g}}"}}
+else:
+    import warnings
+    from sipkl import GaussianARD, IKLClassifier
+    warnings.simplefilter("ignore")
+    landmarks = {landmarks} if {method!r} == "nystrom" else None
+    data = (X, y) if landmarks else (X[:{subsample}], y[:{subsample}])
+    model = IKLClassifier(family=GaussianARD(), C={C}, random_state={seed},
+                          n_landmarks=landmarks, max_iter={max_iter},
+                          time_limit={time_limit} if landmarks else None)
+    if {profile}:
+        import cProfile, pstats
+        profiler = cProfile.Profile()
+        profiler.runcall(model.fit, *data)
+        pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats({profile})
+    else:
+        model.fit(*data)
+    extra = {{"status": f"{{model.result_.status.value}}, {{model.n_iter_}} it., "
+                        f"{{len(model.kernel_)}} kernels"}}
+    if landmarks:
+        extra["status"] += f", exact-kernel gap {{model.exact_kernel_gap_:.3g}}"
+seconds = time.perf_counter() - t0
+print(json.dumps(dict(seconds=seconds, accuracy=model.score(X_test, y_test),
+                      peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      **extra)))
+"""
+
+
+def run_cell(method, args, n):
+    code = CELL.format(bench=str(Path(__file__).resolve().parent), n=n, seed=args.seed,
+                       method=method, C=args.C, landmarks=args.landmarks,
+                       subsample=args.subsample, time_limit=args.time_limit,
+                       components=args.rff_components, max_iter=args.max_iter,
+                       profile=args.profile)
+    t0 = time.perf_counter()
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=args.timeout, check=True)
+    except subprocess.TimeoutExpired:
+        return {"timeout": args.timeout, "seconds": time.perf_counter() - t0}
+    if args.profile:
+        print(out.stderr)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, nargs="+", default=[10000])
+    parser.add_argument("--C", type=float, default=10.0)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--landmarks", type=int, default=200)
+    parser.add_argument("--subsample", type=int, default=10000)
+    parser.add_argument("--time-limit", type=float, default=900.0)
+    parser.add_argument("--rff-components", type=int, default=1000)
+    parser.add_argument("--max-iter", type=int, default=50)
+    parser.add_argument("--profile", type=int, default=0,
+                        help="print this many lines of a cProfile of each IKL fit")
+    parser.add_argument("--timeout", type=float, default=3600.0)
+    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+    args = parser.parse_args(argv)
+    print("| n | method | time (s) | peak memory (MB) | test accuracy | status |")
+    print("|---:|---|---:|---:|---:|---|")
+    for n in args.n:
+        for method in args.methods:
+            cell = run_cell(method, args, n)
+            if "timeout" in cell:
+                print(f"| {n} | {method} | > {cell['timeout']:.0f} | | | timeout |", flush=True)
+                continue
+            print(f"| {n} | {method} | {cell['seconds']:.1f} | {cell['peak_mb']:.0f} "
+                  f"| {cell['accuracy']:.4f} | {cell.get('status', '')} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
