@@ -69,13 +69,6 @@ def check_nystrom_family(family: KernelFamily, n_features: int) -> None:
                              f"{type(member).__name__}")
 
 
-def _scales(family: KernelFamily, theta: np.ndarray, n_selected: int) -> np.ndarray:
-    """The scale of each selected coordinate: θ itself for GaussianARD, θ repeated for
-    GaussianIso."""
-    theta = np.asarray(theta, dtype=float)
-    return np.broadcast_to(theta, (n_selected,)) if type(family) is GaussianIso else theta
-
-
 def _landmark_factor(Z_L: np.ndarray) -> np.ndarray:
     """C, the lower Cholesky factor of A = K(L, L) + εI, from the scaled landmarks ``Z_L``."""
     A = gaussian_gram(Z_L, Z_L)
@@ -132,15 +125,19 @@ class NystromSpace(Workspace):
         self.landmarks = landmarks
         self.lazy = True
 
+    def _scaled(self, column: Column) -> tuple[np.ndarray, np.ndarray]:
+        """The points and the landmarks in the column's coordinates, coordinate d times
+        √s_d (GaussianARD: one scale per coordinate; GaussianIso: the one scale for all)."""
+        Xs = column.family._select(self.X)
+        r = np.sqrt(np.broadcast_to(np.asarray(column.theta, float), (Xs.shape[1],)))
+        return Xs * r, Xs[self.landmarks] * r
+
     def features(self, column: Column) -> np.ndarray:
         """Φ = K_θ(X, L) C⁻ᵀ of ``column`` (n × q), formed in blocks of rows."""
-        family = column.family
-        Xs = family._select(self.X)
-        r = np.sqrt(_scales(family, column.theta, Xs.shape[1]))
-        Z, Z_L = Xs * r, Xs[self.landmarks] * r
+        Z, Z_L = self._scaled(column)
         with one_blas_thread():
             C = _landmark_factor(Z_L)
-            out = np.empty((len(Xs), len(Z_L)))
+            out = np.empty((len(Z), len(Z_L)))
             for rows in row_blocks(len(Z), len(Z_L), budget("lazy_block_elements")):
                 out[rows] = solve_triangular(C, gaussian_gram(Z[rows], Z_L).T, lower=True).T
         return out
@@ -148,10 +145,7 @@ class NystromSpace(Workspace):
     def landmark_coefficients(self, column: Column, weight: float, w: np.ndarray) -> np.ndarray:
         """β = d C⁻ᵀ Φ[S]ᵀ w_S = d A⁻¹ K_θ(L, X_S) w_S (length q): the column's part of the
         decision function, f(x) = Σ_m k_θm(x, L) β_m + b, for the master's w = α∘y."""
-        family = column.family
-        Xs = family._select(self.X)
-        r = np.sqrt(_scales(family, column.theta, Xs.shape[1]))
-        C = _landmark_factor(Xs[self.landmarks] * r)
+        C = _landmark_factor(self._scaled(column)[1])
         support = np.flatnonzero(w)
         projected = w[support] @ self.gram(column).X[support]
         return weight * solve_triangular(C.T, projected, lower=False)
@@ -223,7 +217,7 @@ class NystromPricingProblem(KernelPricingProblem):
         for k, sigma in enumerate(self.signs):  # the rank of W (1 for the hinge masters)
             u, ak = U[:, k], a[:, :, k]                                           # (m,), (c, q)
             Bu = np.matmul(B, np.column_stack([u, u[:, None] * X_S]))             # (c, q, D+1)
-            Bta = np.einsum("cqm,cq->cm", B, ak)                                  # Bᵀa
+            Bta = np.matmul(ak[:, None, :], B)[:, 0]                              # Bᵀa
             aBDu = (np.einsum("cq,qd,cq->cd", ak, quad_L, Bu[:, :, 0])
                     - 2.0 * np.einsum("cq,qd,cqd->cd", ak, X_L, Bu[:, :, 1:])
                     + np.einsum("cm,m,md->cd", Bta, u, quad_S))
@@ -235,9 +229,6 @@ class NystromPricingProblem(KernelPricingProblem):
         if type(family) is GaussianIso:
             gradient = gradient.sum(axis=1, keepdims=True)
         return values, gradient
-
-    def column(self, theta) -> Column:
-        return Column.make(self.family, theta)
 
 
 def _stacked_gaussian(Z_a: np.ndarray, Z_b: np.ndarray) -> np.ndarray:
