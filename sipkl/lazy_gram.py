@@ -72,15 +72,20 @@ class LazyGram:
         if self._last_product is not None and np.array_equal(self._last_product[0], w):
             return self._last_product[1].copy()
         support = np.flatnonzero(w)
+        out = self._product(support, w[support])
+        self._last_product = (w.copy(), out.copy())
+        return out
+
+    def _product(self, support, w_S) -> np.ndarray:
+        """K[:, support] w_S, from the blocks of rows of K(θ; X, X_support)."""
         out = np.zeros(self.shape[0])
         if support.size:
-            Y, w_S = self.X[support], w[support]
+            Y = self.X[support]
 
             def rows_of_product(rows):  # disjoint rows of K w: any thread, any order
                 out[rows] = np.dot(self.block(rows, Y), w_S)  # releases the GIL
             for _ in ordered_map(rows_of_product, self.row_blocks(Y)):
                 pass
-        self._last_product = (w.copy(), out.copy())
         return out
 
     def __array__(self, dtype=None, copy=None):

@@ -78,13 +78,15 @@ def _landmark_factor(Z_L: np.ndarray) -> np.ndarray:
 
 class FeatureGram(LazyGram):
     """A Gram matrix held by its features, K = Φ Φᵀ (n × n, Φ n × q), read as the master reads
-    a :class:`~sipkl.lazy_gram.LazyGram`: ``K @ w`` = Φ (Φᵀ w) (2nq operations), blocks of rows
+    a :class:`~sipkl.lazy_gram.LazyGram`: ``K @ w`` = Φ (Φᵀ w) (2nq operations; the last
+    product kept, as a lazy Gram matrix keeps it), blocks of rows
     Φ[rows] Φᵀ, and :meth:`restricted` to a working set. Its "points" ``X`` are the rows of Φ
     and its kernel the dot product."""
 
     def __init__(self, features: np.ndarray):
         self.X = features
         self.shape = (len(features), len(features))
+        self._last_product = None
 
     def block(self, rows: slice, Y: np.ndarray) -> np.ndarray:
         return np.dot(self.X[rows], Y.T)
@@ -92,12 +94,8 @@ class FeatureGram(LazyGram):
     def restricted(self, index) -> "FeatureGram":
         return FeatureGram(self.X[index])
 
-    def __matmul__(self, w) -> np.ndarray:
-        w = np.asarray(w, dtype=float)
-        if w.shape != (self.shape[1],):
-            raise ValueError(f"w must be a vector of length {self.shape[1]}, got shape {w.shape}")
-        support = np.flatnonzero(w)
-        return np.dot(self.X, np.dot(w[support], self.X[support]))
+    def _product(self, support, w_S) -> np.ndarray:
+        return np.dot(self.X, np.dot(w_S, self.X[support]))
 
     def __repr__(self):
         return f"FeatureGram(n={self.shape[0]}, rank≤{self.X.shape[1]})"
