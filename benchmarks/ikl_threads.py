@@ -18,9 +18,12 @@ The benchmark asserts that every ``n_jobs`` gives the same model: the same objec
 columns (θ to the bit) and weights. ``--grid`` times, in the same run, the baseline a user
 tries first: ``GridSearchCV(SVC(), 9 γ × 6 C, cv=5, n_jobs=k)`` on the same data (processes:
 scikit-learn's loky backend), for every k of ``--threads``. ``--ab CHECKOUT`` times the fit at
-one thread alternately from this checkout and from CHECKOUT (e.g. a ``git worktree`` of HEAD,
-whose estimators may have no ``n_jobs``), ``--repeats`` times each, to show that the threads
-cost nothing at ``n_jobs=1``.
+``--ab-n-jobs`` threads (1 by default) alternately from this checkout and from CHECKOUT (e.g.
+a ``git worktree`` of HEAD, whose estimators may have no ``n_jobs``), ``--repeats`` times
+each: that the threads cost nothing at ``n_jobs=1``, or what a change gains at 16.
+``--profile LINES`` profiles the fits of ``--threads`` (cProfile, LINES lines by cumulative
+and by own time; Python 3.12 counts the worker threads' calls too, 3.11 only the calling
+thread's, where the master runs).
 
 Without cvxpy (and cyipopt) installed: the fit path here needs neither. ``import sipkl``
 imports cvxpy (the QCQP and alignment masters, the SIP module), so where it is missing the
@@ -31,13 +34,17 @@ and the table says if a fit did. Without cyipopt the polish of stage (3) is SciP
 between machines with and without cyipopt.
 
 Run:  .venv/bin/python benchmarks/ikl_threads.py [--n 1000 3000] [--threads 1 2 4 8 16] \\
-          [--grid] [--repeats 1] [--ab CHECKOUT] [--polish ipopt|lbfgsb]
+          [--grid] [--repeats 1] [--ab CHECKOUT [--ab-n-jobs 1]] [--polish ipopt|lbfgsb] \\
+          [--profile LINES]
 """
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
 import os
+import pstats
 import statistics
 import subprocess
 import sys
@@ -149,10 +156,21 @@ def fit(spec) -> dict:
     elif spec["n_jobs"] != 1:
         raise SystemExit(f"{os.path.dirname(sipkl.__file__)}: IKLClassifier has no n_jobs")
     model = IKLClassifier(**params)
+    profiler = cProfile.Profile() if spec.get("profile") else None
     with sipkl.config_context(**spec.get("budgets", {})):
         cpu0, t0 = time.process_time(), time.perf_counter()
+        if profiler:
+            profiler.enable()
         model.fit(X, y)
+        if profiler:
+            profiler.disable()
         wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    profile = ""
+    if profiler:
+        text = io.StringIO()
+        for order in ("cumulative", "tottime"):
+            pstats.Stats(profiler, stream=text).sort_stats(order).print_stats(spec["profile"])
+        profile = text.getvalue()
     result = model.result_
     pricing = float(np.sum(result.history["pricing_time"]))
     master = float(np.sum(result.history["master_time"]))
@@ -164,7 +182,7 @@ def fit(spec) -> dict:
         "columns": [[float(v) for v in c.theta] for c in model.kernel_.columns],
         "weights": [float(w) for w in model.kernel_.weights],
         "error": float(1 - model.score(X_test, y_test)),
-        "qcqp": qcqp_calls[0],
+        "qcqp": qcqp_calls[0], "profile": profile,
         "stand_ins": stood_in, "cyipopt": box_nlp.IPOPT_IMPORT_ERROR is None
         if hasattr(box_nlp, "IPOPT_IMPORT_ERROR") else None,
         "package": os.path.dirname(sipkl.__file__), "python": sys.version.split()[0],
@@ -354,8 +372,11 @@ def contention(threads, repeats: int = 20) -> str:
 
 
 def run(kind: str, spec: dict, path: str = ROOT) -> dict:
-    """``kind`` (fit or grid) of ``spec`` in a fresh process importing sipkl from ``path``."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([os.path.abspath(path), HERE]))
+    """``kind`` (fit or grid) of ``spec`` in a fresh process importing sipkl from ``path``
+    (put before the ``PYTHONPATH`` of this process, which may hold the other packages)."""
+    paths = [os.path.abspath(path), HERE] + [p for p in os.environ.get("PYTHONPATH", "")
+                                             .split(os.pathsep) if p]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
     out = subprocess.run([sys.executable, os.path.abspath(__file__), f"--{kind}",
                           json.dumps(spec)], env=env, capture_output=True, text=True)
     if out.returncode != 0:
@@ -385,7 +406,10 @@ def main(argv=None):
     parser.add_argument("--pricer", action="store_true",
                         help="time the compute layer's calls alone at each --threads first")
     parser.add_argument("--ab", metavar="CHECKOUT",
-                        help="also time n_jobs=1 from CHECKOUT, alternating with this one")
+                        help="also time the fit from CHECKOUT, alternating with this one")
+    parser.add_argument("--ab-n-jobs", type=int, default=1, help="n_jobs of the --ab fits")
+    parser.add_argument("--profile", type=int, default=0, metavar="LINES",
+                        help="profile each fit: LINES lines by cumulative and by own time")
     parser.add_argument("--fit", type=json.loads, help=argparse.SUPPRESS)
     parser.add_argument("--grid-search", type=json.loads, help=argparse.SUPPRESS)
     parser.add_argument("--calls", type=json.loads, help=argparse.SUPPRESS)
@@ -413,7 +437,7 @@ def main(argv=None):
     rows, grids = [], []
     for n in args.n:
         base = {"n": n, "n_test": args.n_test, "seed": args.seed, "C": args.C,
-                "polish": args.polish, "budgets": args.budgets}
+                "polish": args.polish, "budgets": args.budgets, "profile": args.profile}
         fits = {}
         for repeat in range(args.repeats):
             for k in args.threads:
@@ -423,6 +447,7 @@ def main(argv=None):
                       f"CPU {r['cpu']:.2f} s, pricing {r['pricing']:.2f} s, Gram "
                       f"{r['gram']:.2f} s, master {r['master']:.2f} s, objective "
                       f"{r['objective']!r}", flush=True)
+                print(r["profile"], end="", flush=True)
         first = fits[args.threads[0]][0]
         for k, runs in fits.items():
             for r in runs:
@@ -440,11 +465,12 @@ def main(argv=None):
             for repeat in range(max(args.repeats, 1)):
                 order = ("this", "other") if repeat % 2 == 0 else ("other", "this")
                 for which in order:
-                    r = run("fit", {**base, "n_jobs": 1}, ROOT if which == "this" else args.ab)
+                    r = run("fit", {**base, "n_jobs": args.ab_n_jobs},
+                            ROOT if which == "this" else args.ab)
                     ab[which].append(r)
                     print(f"  A/B n={n} {which} (repeat {repeat}): wall {r['wall']:.2f} s, "
                           f"CPU {r['cpu']:.2f} s, objective {r['objective']!r}", flush=True)
-            print(f"\nn = {n}, n_jobs = 1, this checkout against {args.ab} "
+            print(f"\nn = {n}, n_jobs = {args.ab_n_jobs}, this checkout against {args.ab} "
                   f"({len(ab['this'])} fits each, alternating):\n")
             print("| checkout | wall median (s) | wall min (s) | CPU median (s) | CPU min (s) "
                   "| rounds | objective |")

@@ -21,12 +21,12 @@ same sum, in the same order, at any number of threads.
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg.blas import daxpy
 
+from .blas import axpy
 from .config import budget
 from .kernels.base import KernelFamily
 from .kernels.pricers import row_blocks
-from .threads import ordered_map, per_task
+from .threads import n_threads, ordered_map, per_task
 
 
 class LazyGram:
@@ -121,13 +121,15 @@ def _add_all(out: np.ndarray, terms) -> np.ndarray:
     """``out += Σ weight · K`` over the ``(K, weight)`` of ``terms``, in their order for every
     entry. Blocks of the result: of consecutive entries (``thread_block_elements``, a budget
     of :mod:`sipkl.config`) where every K is an array, else the blocks of rows of the lazy
-    ones (:meth:`LazyGram.row_blocks`); the blocks on the worker threads in force, each
-    adding every term by one BLAS axpy (whose result for an entry does not depend on where a
-    block starts: the same bits at any number of threads, and as one axpy per matrix). With
-    worker threads, the blocks of consecutive entries are one per thread at least
-    (:func:`~sipkl.threads.per_task`: fewer, longer axpys)."""
+    ones (:meth:`LazyGram.row_blocks`); each block gets every term by one BLAS axpy while it
+    is in the cache (whose result for an entry does not depend on where a block starts: the
+    same bits at any number of threads, and as one axpy per matrix). With worker threads the
+    blocks go to them, those of consecutive entries in one group per thread at least
+    (:func:`~sipkl.threads.per_task`), and the axpys release the GIL (:func:`sipkl.blas.axpy`),
+    so that the threads' axpys overlap."""
     if not terms:
         return out
+    release_gil = n_threads() > 1
     lazy = [K for K, _ in terms if isinstance(K, LazyGram)]
     if lazy:
         blocks = lazy[0].row_blocks(lazy[0].X)
@@ -137,19 +139,23 @@ def _add_all(out: np.ndarray, terms) -> np.ndarray:
             target = out[rows].reshape(-1)
             for K, weight in terms:
                 block = K.block(rows, K.X) if isinstance(K, LazyGram) else K[rows]
-                daxpy(np.ascontiguousarray(block, dtype=float).reshape(-1), target, a=weight)
+                axpy(weight, np.ascontiguousarray(block, dtype=float).reshape(-1), target,
+                     release_gil)
         for _ in ordered_map(add_rows, blocks):
             pass
         return out
     flat_out = out.reshape(-1)
     flats = [(np.ascontiguousarray(K, dtype=float).reshape(-1), float(weight))
              for K, weight in terms]
-    step = per_task(flat_out.size, budget("thread_block_elements"))
+    block = budget("thread_block_elements")
+    group = per_task(flat_out.size, block)
 
-    def add_entries(start):
-        target = flat_out[start:start + step]
-        for flat, weight in flats:
-            daxpy(flat[start:start + step], target, a=weight)
-    for _ in ordered_map(add_entries, range(0, flat_out.size, step)):
+    def add_entries(first):
+        for start in range(first, min(first + group, flat_out.size), block):
+            stop = min(start + block, first + group)
+            target = flat_out[start:stop]
+            for flat, weight in flats:
+                axpy(weight, flat[start:stop], target, release_gil)
+    for _ in ordered_map(add_entries, range(0, flat_out.size, group)):
         pass
     return out

@@ -17,10 +17,11 @@ workspace's cache): :class:`PackedGrams` is a sequence of them, with the two swe
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg.blas import dspmv
 
+from .blas import spmv
 from .gram_storage import GramStorage
 from .lazy_gram import combined_gram
+from .threads import ordered_map
 
 
 class PackedGrams(GramStorage):
@@ -55,9 +56,12 @@ class PackedGrams(GramStorage):
         return [self._packed[id(K)] for K in self._grams]
 
     def products(self, w) -> np.ndarray:
-        """The columns K_m w (n × M), one packed symmetric product each."""
-        w = np.asarray(w, dtype=float)
-        return np.column_stack([dspmv(self.n, 1.0, row, w) for row in self._rows()])
+        """The columns K_m w (n × M), one packed symmetric product each (BLAS ``dspmv``,
+        called without the GIL: :func:`sipkl.blas.spmv`), the matrices on the worker threads
+        in force (:mod:`sipkl.threads`; each product is the same whichever thread makes it)."""
+        w = np.ascontiguousarray(w, dtype=float)
+        return np.column_stack(list(ordered_map(lambda row: spmv(self.n, row, w),
+                                                self._rows())))
 
     def combined(self, d) -> np.ndarray:
         """K(d) = Σ_{d_m > 0} d_m K_m (n × n): the packed triangles summed as

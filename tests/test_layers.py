@@ -46,7 +46,8 @@ def test_solvers_from_the_root_is_sipkl_solvers(first, second):
 LAYERS = {
     "back-ends": ("sipkl.solvers",),
     "contracts": ("sipkl.contracts", "sipkl.run_status", "sipkl.price", "sipkl.progress",
-                  "sipkl.documents", "sipkl.threads", "sipkl.config", "sipkl.cache"),
+                  "sipkl.documents", "sipkl.threads", "sipkl.blas", "sipkl.config",
+                  "sipkl.cache"),
     "engine": ("sipkl.engine", "sipkl.checkpoint"),
     "kernels": ("sipkl.kernels", "sipkl.lazy_gram", "sipkl.packed_gram", "sipkl.gram_storage",
                 "sipkl.expansion", "sipkl.workspace"),

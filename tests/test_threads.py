@@ -16,6 +16,7 @@ from sipkl.kernels.pricers import (PairExponential, PointExponential, PointPairE
                                    gaussian_gram, pair_squared_differences, squared_distances,
                                    upper_triangle)
 from sipkl.lazy_gram import LazyGram, add_scaled, combined_gram
+from sipkl.packed_gram import PackedGrams
 from sipkl.threads import (_controller, effective_n_jobs, map_tasks, n_threads,
                            one_blas_thread, ordered_map, per_task, thread_pool)
 
@@ -145,7 +146,8 @@ def test_sweeps_are_the_same_at_every_number_of_threads(small_blocks, points):
     def sweeps():
         return (combined_gram(dense, d), combined_gram(lazy, d), DenseGrams(dense).products(w),
                 LazyGrams([LazyGram(family, t, X) for t in thetas]).products(w),
-                add_scaled(np.ones((len(X), len(X))), lazy[0], 0.3), np.asarray(lazy[2]))
+                add_scaled(np.ones((len(X), len(X))), lazy[0], 0.3), np.asarray(lazy[2]),
+                PackedGrams(len(X)).hold(dense).products(w))
     results = each_threads(sweeps)
     assert_all_equal(results)
     # one axpy per matrix, as before the blocks: the same sums to the bit
