@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import Optional
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
@@ -39,6 +40,9 @@ class SVMSolution:
     status: Status
     attempts: list = field(default_factory=list)
     iterations: int = 0  # libsvm's
+    #: ``(F, L)`` where the solve factored K on the free points F of α (the active-set
+    #: solves): L, K_FF = L Lᵀ, in the lower triangle (the upper one holds no data); else None
+    free_factor: Optional[tuple] = None
 
 
 def solve_svm_dual(K: np.ndarray, y: np.ndarray, C: float, tol: float = 1e-6,
@@ -86,7 +90,7 @@ def violating_pair(v: np.ndarray, y: np.ndarray, alpha: np.ndarray, C: float):
     return v[up].max(), v[low].min()
 
 
-def solve_bordered(M: np.ndarray, u: np.ndarray, R: np.ndarray, r):
+def solve_bordered(M: np.ndarray, u: np.ndarray, R: np.ndarray, r, factor=None):
     """``(Z, b)`` solving the bordered system
 
         [M   u] [Z]   [R]
@@ -95,9 +99,11 @@ def solve_bordered(M: np.ndarray, u: np.ndarray, R: np.ndarray, r):
     M symmetric positive definite (m × m), u a vector, R one right-hand side (m,) or several
     (m × k) and r a number or k of them: with the Cholesky factor of M, A = M⁻¹R and
     c = M⁻¹u, the Schur complement uᵀc > 0 gives b = (uᵀA − r)/(uᵀc) and Z = A − c bᵀ —
-    m³/3 operations, half an LU factorization of the bordered matrix. Raises
+    m³/3 operations, half an LU factorization of the bordered matrix. ``factor``: that
+    factor where it is known, as :func:`scipy.linalg.cho_factor` returns it (lower). Raises
     ``numpy.linalg.LinAlgError`` where M is not positive definite."""
-    factor = cho_factor(M, lower=True, check_finite=False)
+    if factor is None:
+        factor = cho_factor(M, lower=True, check_finite=False)
     columns = R[:, None] if R.ndim == 1 else R
     solved = cho_solve(factor, np.column_stack([columns, u]), check_finite=False)
     A, c = solved[:, :-1], solved[:, -1]
@@ -130,7 +136,7 @@ def svm_on_active_set(K: np.ndarray, y: np.ndarray, C: float, free: np.ndarray,
     answer meets what libsvm guarantees for its own, with the free α exact. ``None`` where it
     does not, where F is empty, where the system is singular or the sets still change after
     ``max_rounds`` solves: solve that SVM with :func:`solve_svm_dual`. Each round costs
-    |F|³/3 + n² operations.
+    |F|³/3 + n² operations; the factor of the last one is returned (``free_factor``).
     """
     start = time.perf_counter()
     free, upper = free.copy(), upper.copy()
@@ -143,8 +149,10 @@ def svm_on_active_set(K: np.ndarray, y: np.ndarray, C: float, free: np.ndarray,
         K_FF = K[np.ix_(F, F)]
         rhs = y[F] - K[np.ix_(F, U)] @ w[U]
         try:
-            w_F, bias = solve_bordered(K_FF, np.ones(F.size), rhs, -w[U].sum())
+            factor = cho_factor(K_FF, lower=True, check_finite=False)
+            w_F, bias = solve_bordered(K_FF, np.ones(F.size), rhs, -w[U].sum(), factor)
         except np.linalg.LinAlgError:  # K_FF not positive definite (repeated points)
+            factor = None
             kkt = np.zeros((F.size + 1, F.size + 1))
             kkt[:-1, :-1] = K_FF
             kkt[:-1, -1] = kkt[-1, :-1] = 1.0
@@ -173,4 +181,4 @@ def svm_on_active_set(K: np.ndarray, y: np.ndarray, C: float, free: np.ndarray,
         return None
     attempt = Attempt("active_set", Status.OPTIMAL, "", time.perf_counter() - start)
     return SVMSolution(alpha, bias, float(alpha.sum() - 0.5 * w @ Kw), Status.OPTIMAL,
-                       [attempt])
+                       [attempt], free_factor=None if factor is None else (F, factor[0]))

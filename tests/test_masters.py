@@ -546,3 +546,35 @@ def test_newton_master_on_active_set_svms_is_the_libsvm_master(monkeypatch, seed
     np.testing.assert_allclose(fast.weights, plain.weights, atol=1e-3)
     ref = HingeMKLQCQP(y, 10.0).solve(grams)
     assert rel(fast.objective, ref.objective) < REL
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_newton_hessian_on_the_svms_factor_is_the_one_factored_again(monkeypatch, seed):
+    """The Hessian of J from the factor that the active-set SVM formed of K(d) on its free
+    points (signs changed for Q = Y K Y) is the one from factoring Q_FF again, to the bit:
+    the master's run is the same with the factor withheld."""
+    import sipkl.masters.hinge as hinge
+    grams, y = random_grams(seed)
+    hessians = {}
+    real = hinge.HingeMKLNewton._hessian
+
+    def recorded(key):
+        def hessian(self, K_free, Kw, d, alpha, free_factor=None):
+            if key == "reused":
+                hessians.setdefault("factors", []).append(free_factor is not None)
+            else:
+                free_factor = None
+            H = real(self, K_free, Kw, d, alpha, free_factor)
+            hessians.setdefault(key, []).append(H)
+            return H
+        return hessian
+    monkeypatch.setattr(hinge.HingeMKLNewton, "_hessian", recorded("reused"))
+    reused = HingeMKLNewton(y, 10.0).solve(grams)
+    monkeypatch.setattr(hinge.HingeMKLNewton, "_hessian", recorded("again"))
+    again = HingeMKLNewton(y, 10.0).solve(grams)
+    assert any(hessians["factors"])
+    assert len(hessians["reused"]) == len(hessians["again"])
+    for a, b in zip(hessians["reused"], hessians["again"]):
+        np.testing.assert_array_equal(a, b)
+    assert reused.objective == again.objective
+    np.testing.assert_array_equal(reused.weights, again.weights)

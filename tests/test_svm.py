@@ -46,6 +46,20 @@ def test_active_set_svm_from_nearby_weights_is_the_svm(board, d_new):
     np.testing.assert_allclose(y[free] * (K[free] @ w + svm.bias), 1.0, atol=1e-9)
 
 
+def test_active_set_svm_returns_the_factor_of_its_free_block(board):
+    """``free_factor`` is (F, L) with F the free points of the answer and L the Cholesky
+    factor of K_FF in its lower triangle (against NumPy's factorization)."""
+    grams, y = board
+    start = solve_svm_dual(combined(grams, (0.5, 0.3, 0.2)), y, C, tol=TOL).alpha
+    K = combined(grams, (0.45, 0.35, 0.2))
+    svm = svm_on_active_set(K, y, C, *sets(start, C), tol=TOL)
+    F, L = svm.free_factor
+    np.testing.assert_array_equal(F, np.flatnonzero((svm.alpha > 0) & (svm.alpha < C)))
+    np.testing.assert_allclose(np.tril(L), np.linalg.cholesky(K[np.ix_(F, F)]), rtol=1e-10,
+                               atol=1e-12)
+    assert solve_svm_dual(K, y, C, tol=TOL).free_factor is None
+
+
 def test_active_set_steps_move_the_sets(board):
     """Weights far enough apart that the sets differ (by 10 points): one solve on the old
     sets is not the SVM (``max_rounds=1`` gives up), the active-set steps find the new

@@ -329,7 +329,7 @@ class HingeMKLNewton(MasterBase):
         (:meth:`_model_minimizer`), or towards the Frank-Wolfe vertex where that step is below
         round-off; with J's directional derivative along it (≥ 0: no descent)."""
         target, step_attempt = self._model_minimizer(steps.K_free, steps.Kw, steps.d,
-                                                     steps.svm.alpha, T)
+                                                     steps.svm, T)
         if step_attempt is not None:
             steps.attempts.append(step_attempt)
         direction = target - steps.d
@@ -492,13 +492,13 @@ class HingeMKLNewton(MasterBase):
         stopped.attempts += [note] + qcqp.attempts
         return stopped
 
-    def _model_minimizer(self, K_free, Kw, d, alpha, T):
+    def _model_minimizer(self, K_free, Kw, d, svm, T):
         """argmin over the simplex of −Tᵀ(e − d) + ½ (e − d)ᵀ H (e − d).
 
         J is convex, but the computed H (free support vectors only, round-off) can have
         negative eigenvalues: they are clipped to 0 (a modified Newton model, convex), and a
         ridge of 10⁻⁸ times the mean eigenvalue makes it strictly convex."""
-        vals, vecs = np.linalg.eigh(self._hessian(K_free, Kw, d, alpha))
+        vals, vecs = np.linalg.eigh(self._hessian(K_free, Kw, d, svm.alpha, svm.free_factor))
         vals = np.clip(vals, 0.0, None)
         vals += 1e-8 * (vals.mean() + 1e-12)
         H = (vecs * vals) @ vecs.T
@@ -514,9 +514,12 @@ class HingeMKLNewton(MasterBase):
         return vertex, Attempt("simplex_qp", Status.SOLVER_ERROR,
                                f"model step failed ({res.message}); Frank-Wolfe vertex used")
 
-    def _hessian(self, K_free, Kw, d, alpha):
+    def _hessian(self, K_free, Kw, d, alpha, free_factor=None):
         """∇²J from K(d) on the free support vectors of α (``K_free``) and the products
-        K_m (α∘y) (columns of ``Kw``)."""
+        K_m (α∘y) (columns of ``Kw``). ``free_factor``: the SVM's ``(F, L)`` (K_FF = L Lᵀ),
+        where its solve factored K(d) on these free points: Q_FF = Y K_FF Y then has the
+        Cholesky factor Y L Y — the numbers of L with their signs changed, the bits of
+        factoring Q_FF — and is not factored again."""
         y, C = self.y, self.C
         F = np.flatnonzero(_free(alpha, C))
         if F.size == 0:
@@ -524,8 +527,11 @@ class HingeMKLNewton(MasterBase):
         yF = y[F]
         G = yF[:, None] * Kw[F]
         QFF = K_free * np.outer(yF, yF)
+        factor = None
+        if free_factor is not None and np.array_equal(free_factor[0], F):
+            factor = (free_factor[1] * yF[:, None] * yF[None, :], True)
         try:  # the bordered KKT system by the Cholesky factor of Q_FF
-            Z = solve_bordered(QFF, yF, G, np.zeros(G.shape[1]))[0]
+            Z = solve_bordered(QFF, yF, G, np.zeros(G.shape[1]), factor)[0]
         except LinAlgError:  # Q_FF not positive definite (repeated samples)
             Z = None
         if Z is None or not np.all(np.isfinite(Z)):
