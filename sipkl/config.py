@@ -1,9 +1,12 @@
 """The speed and memory budgets of sipkl, in one configuration.
 
 As scikit-learn's ``config_context(working_memory=…)``: the budgets say how large a cache,
-a temporary block or a batch may be, never what is computed (the results are the same at any
-budget, to round-off where a sum is split into other blocks). They are read where they are
-used, so a fit inside ``config_context`` (the estimators included) runs with its budgets:
+a temporary block or a batch may be, never what is computed: the results are the same at any
+budget, to round-off where a sum is split into other blocks, and to the SVM's tolerance where
+the Gram budgets send the hinge masters' SVMs to working sets (``gram_cache_bytes``,
+``gram_total_bytes``) — round-off and tolerance can then lead a fit along another path of
+columns. They are read where they are used, so a fit inside ``config_context`` (the
+estimators included) runs with its budgets:
 
     >>> import sipkl
     >>> with sipkl.config_context(gram_cache_bytes=0):   # every Gram matrix lazy
@@ -18,6 +21,12 @@ The budgets (:data:`BUDGETS` holds the defaults):
     A column's n × n Gram matrix (8n² bytes) is cached while it takes at most this many bytes
     (n ≤ 5792); beyond, the kernel column space is lazy (:class:`~sipkl.workspace.Workspace`,
     :class:`~sipkl.lazy_gram.LazyGram`).
+``gram_total_bytes`` (2³², 4 GiB)
+    The cached Gram matrices of one fit take at most this many bytes together: a column
+    whose matrix would pass it is lazy (a :class:`~sipkl.lazy_gram.LazyGram`, computed when
+    read), the columns cached before it stay cached, and the hinge masters solve their SVMs
+    on working sets above ``working_set_min_n`` points from then on. 59 columns of 3000
+    points, 21 of 5000.
 ``packed_gram_bytes`` (2²⁶)
     The Newton hinge master holds packed copies of its Gram matrices (their lower triangles,
     :class:`~sipkl.packed_gram.PackedGrams`) while they take at most this many bytes, besides
@@ -76,6 +85,7 @@ from contextlib import contextmanager
 #: the budgets and their defaults (see the module doc)
 BUDGETS = {
     "gram_cache_bytes": 2 ** 28,
+    "gram_total_bytes": 2 ** 32,
     "packed_gram_bytes": 2 ** 26,
     "lazy_block_elements": 2 ** 22,
     "row_block_elements": 2 ** 20,

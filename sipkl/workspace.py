@@ -11,7 +11,7 @@ from .config import budget
 from .contracts import Column, PricingProblemBase, SecondOrderRegularizer
 from .kernels.base import KernelFamily, column_to_dict, family_to_dict
 from .kernels.pricers import SecondOrderPricer
-from .gram_storage import DenseGrams, GramStorage, LazyGrams
+from .gram_storage import GramStorage, gram_storage
 from .lazy_gram import LazyGram
 from .price import PriceMatrix
 from .threads import one_blas_thread
@@ -30,7 +30,11 @@ class Workspace:
     *lazy*: the columns are :class:`~sipkl.lazy_gram.LazyGram` (computed when read, in blocks
     of rows) and no n × n geometry is built; the pricing problems use the geometry of the
     support of W only. A run then holds one n × n matrix, the master's K(d), whatever its
-    number of columns.
+    number of columns. Below that size the Gram matrices are cached while they take at most
+    the budget ``gram_total_bytes`` together (4 GiB); a column that would pass it is a
+    :class:`~sipkl.lazy_gram.LazyGram` (the matrices cached before it stay, those of pruned
+    columns are dropped: their room goes to the next new columns), so that the memory, not
+    n alone, decides when the masters work on lazy columns.
     """
 
     def __init__(self, X: np.ndarray, family: KernelFamily = None, max_gram_bytes=None):
@@ -40,6 +44,7 @@ class Workspace:
         if not (np.isscalar(limit) and limit >= 0):
             raise ValueError(f"max_gram_bytes must be a non-negative number, got {limit!r}")
         self.lazy = 8 * len(X) ** 2 > limit
+        self.max_total_bytes = budget("gram_total_bytes")
         self.geometries = Cache("the θ-independent geometry of each family")
         self.grams = Cache("the Gram matrix of each column")
 
@@ -52,16 +57,19 @@ class Workspace:
         return self.grams.get(column, lambda: self._gram(column))
 
     def _gram(self, column: Column):
-        if self.lazy:
+        if self.lazy or self.cached_bytes() + 8 * len(self.X) ** 2 > self.max_total_bytes:
             return LazyGram(column.family, column.theta, self.X)
         with one_blas_thread():  # see sipkl.threads
             return column.family.gram_from(self.geometry(column.family), np.asarray(column.theta))
 
+    def cached_bytes(self) -> int:
+        """The bytes of the Gram matrices held as arrays."""
+        return sum(K.nbytes for K in self.grams.values() if isinstance(K, np.ndarray))
+
     def master_inputs(self, columns) -> GramStorage:
         """The Gram matrices of ``columns`` (see :meth:`gram`), what a kernel master solves
-        over, in the storage this workspace chose for the fit (:mod:`sipkl.gram_storage`)."""
-        storage = LazyGrams if self.lazy else DenseGrams
-        return storage([self.gram(c) for c in columns])
+        over, in their storage (:mod:`sipkl.gram_storage`): lazy where one of them is."""
+        return gram_storage([self.gram(c) for c in columns])
 
     def pricing_problems(self, price: PriceMatrix, regularizer=None) -> list:
         """One :class:`KernelPricingProblem` per concrete family of the run."""

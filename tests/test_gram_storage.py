@@ -3,6 +3,8 @@ space chose, against the sums written out."""
 import numpy as np
 import pytest
 
+import sipkl
+
 from sipkl import Column, GaussianARD
 from sipkl.gram_storage import DenseGrams, LazyGrams, gram_storage
 from sipkl.lazy_gram import LazyGram
@@ -21,12 +23,32 @@ def test_every_storage_sweeps_as_the_sums(units):
     d, w = np.array([0.2, 0.0, 0.8]), rng.normal(size=30)
     expected_K = sum(dm * K for dm, K in zip(d, dense))
     expected_Kw = np.column_stack([K @ w for K in dense])
-    storages = [DenseGrams(dense), LazyGrams([LazyGram(GaussianARD(), t, X) for t in thetas]),
-                PackedGrams(30).hold(dense)]
+    lazy = [LazyGram(GaussianARD(), t, X) for t in thetas]
+    storages = [DenseGrams(dense), LazyGrams(lazy), PackedGrams(30).hold(dense),
+                LazyGrams([dense[0], lazy[1], dense[2]])]  # cached and lazy columns mixed
     for storage in storages:
         np.testing.assert_allclose(storage.combined(d), expected_K, rtol=1e-12, atol=1e-14)
         np.testing.assert_allclose(storage.products(w), expected_Kw, rtol=1e-12, atol=1e-12)
         assert len(storage) == 3 and storage.lazy == isinstance(storage, LazyGrams)
+
+
+def test_the_cached_matrices_stay_within_their_total():
+    """Past the budget ``gram_total_bytes`` a new column is lazy, the cached ones stay, the
+    storage is lazy; a pruned column's room goes to the next new one."""
+    X = np.random.default_rng(3).normal(size=(20, 2))
+    columns = [Column.make(GaussianARD(), t) for t in THETAS]
+    with sipkl.config_context(gram_total_bytes=2 * 8 * 20 ** 2):
+        space = Workspace(X, GaussianARD())
+    storage = space.master_inputs(columns)
+    assert [isinstance(K, np.ndarray) for K in storage] == [True, True, False]
+    assert type(storage) is LazyGrams and space.cached_bytes() == 2 * 8 * 20 ** 2
+    np.testing.assert_allclose(np.asarray(storage[2]), GaussianARD().gram(THETAS[2], X),
+                               rtol=1e-12, atol=1e-14)
+    space.forget(columns[1:])
+    new = Column.make(GaussianARD(), [1.0, 1.0])
+    assert isinstance(space.gram(new), np.ndarray) and isinstance(space.gram(columns[2]),
+                                                                  LazyGram)
+    assert type(space.master_inputs(columns[1:2] + [new])) is DenseGrams
 
 
 def test_the_column_space_chooses_the_storage_once():

@@ -200,3 +200,40 @@ def test_support_pricer_in_row_blocks_is_the_brute_force_price(budgets, family,
     cached = Workspace(X, family).pricing_problem(family, price).values_and_grads(thetas)
     np.testing.assert_allclose(values, cached[0], rtol=1e-12)
     np.testing.assert_allclose(grads, cached[1], rtol=1e-10, atol=1e-12)
+
+
+def test_ikl_run_past_the_total_budget_goes_on_with_lazy_columns(monkeypatch):
+    """The cached Gram matrices limited to one column's bytes (``gram_total_bytes``), and
+    working sets from 60 points: the columns after the first are lazy, and the SVMs from
+    then on are solved on working sets (checked on all points to libsvm's tolerance 10⁻⁶).
+    The grid oracle (global over its list) picks the same columns as the run with every
+    matrix cached, and the master the same weights and objective (as without cached
+    matrices, the test above)."""
+    X, y = chessboard(120, seed=2)
+    cached = IKLClassifier(C=1.0, random_state=0, max_iter=8, family=GaussianARD(),
+                           oracle="grid").fit(X, y)
+    spaces = []
+    original = sipkl.workspace.Workspace.__init__
+
+    def recording(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        spaces.append(self)
+
+    monkeypatch.setattr(sipkl.workspace.Workspace, "__init__", recording)
+    solved_on_sets = []
+    real = sipkl.masters.hinge.svm_on_working_set
+    monkeypatch.setattr(sipkl.masters.hinge, "svm_on_working_set",
+                        lambda *a, **k: solved_on_sets.append(1) or real(*a, **k))
+    with sipkl.config_context(gram_total_bytes=8 * len(X) ** 2, working_set_min_n=60,
+                              working_set_start=20):
+        mixed = IKLClassifier(C=1.0, random_state=0, max_iter=8, family=GaussianARD(),
+                              oracle="grid").fit(X, y)
+    (space,) = spaces
+    held = list(space.grams.values())
+    assert space.cached_bytes() <= 8 * len(X) ** 2
+    assert any(isinstance(K, LazyGram) for K in held) and solved_on_sets
+    a, b = cached.result_, mixed.result_
+    assert a.status == b.status and a.nit == b.nit and len(a.columns) >= 3
+    np.testing.assert_array_equal([c.theta for c in b.columns], [c.theta for c in a.columns])
+    np.testing.assert_allclose(b.weights, a.weights, atol=1e-6)
+    assert b.objective == pytest.approx(a.objective, rel=1e-10)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..config import budget
-from ..lazy_gram import combined_gram, restrict
+from ..lazy_gram import LazyGram, add_scaled, combined_gram, restrict
 from ..solvers import SVMSolution, solve_svm_dual, violating_pair
 from .common import SVM_LOCK
 
@@ -59,6 +59,20 @@ def _grown(index, new) -> np.ndarray:
     return np.union1d(index, new[:max(budget("working_set_start"), len(index))])
 
 
+def _combined_on(positive, index) -> np.ndarray:
+    """K(d) on S × S (S = ``index``) over the ``positive`` pairs (K_m, d_m): the lazy Gram
+    matrices' blocks summed as :func:`~sipkl.lazy_gram.combined_gram` sums them, then each
+    cached matrix's submatrix added, one at a time (never a copy of every submatrix at
+    once: 8|S|² bytes each)."""
+    lazy = [(restrict(K, index), dm) for K, dm in positive if isinstance(K, LazyGram)]
+    K_S = (combined_gram([K for K, _ in lazy], [dm for _, dm in lazy]) if lazy
+           else np.zeros((len(index), len(index))))
+    for K, dm in positive:
+        if not isinstance(K, LazyGram):
+            add_scaled(K_S, K[np.ix_(index, index)], dm)
+    return K_S
+
+
 def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1):
     """The SVM for K(d) = Σ d_m K_m on all points, solved on working sets as the module
     describes. ``start``: the α of an SVM at nearby weights (the last one solved), or None.
@@ -82,7 +96,7 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: 
         index = np.union1d(index, first_working_set(y))
     attempts, iterations = [], 0
     while True:
-        K_S = combined_gram([restrict(K, index) for K, _ in positive], [dm for _, dm in positive])
+        K_S = _combined_on(positive, index)
         with SVM_LOCK:  # one at a time across threads (sipkl.masters.common)
             part = solve_svm_dual(K_S, y[index], C, tol=tol, max_iter=max_iter)
         attempts += part.attempts
