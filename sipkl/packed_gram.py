@@ -21,7 +21,7 @@ import numpy as np
 from .blas import spmv
 from .gram_storage import GramStorage
 from .lazy_gram import combined_gram
-from .threads import ordered_map
+from .threads import n_threads, ordered_map
 
 
 class PackedGrams(GramStorage):
@@ -56,11 +56,13 @@ class PackedGrams(GramStorage):
         return [self._packed[id(K)] for K in self._grams]
 
     def products(self, w) -> np.ndarray:
-        """The columns K_m w (n × M), one packed symmetric product each (BLAS ``dspmv``,
-        called without the GIL: :func:`sipkl.blas.spmv`), the matrices on the worker threads
-        in force (:mod:`sipkl.threads`; each product is the same whichever thread makes it)."""
+        """The columns K_m w (n × M), one packed symmetric product each (BLAS ``dspmv``), the
+        matrices on the worker threads in force (:mod:`sipkl.threads`; each product is the
+        same whichever thread makes it), which call it without the GIL
+        (:func:`sipkl.blas.spmv`)."""
         w = np.ascontiguousarray(w, dtype=float)
-        return np.column_stack(list(ordered_map(lambda row: spmv(self.n, row, w),
+        release_gil = n_threads() > 1
+        return np.column_stack(list(ordered_map(lambda row: spmv(self.n, row, w, release_gil),
                                                 self._rows())))
 
     def combined(self, d) -> np.ndarray:

@@ -28,14 +28,15 @@ def test_axpy_reads_matrices_as_their_entries(release_gil):
     np.testing.assert_allclose(Y, expected, rtol=1e-15, atol=1e-15)
 
 
+@pytest.mark.parametrize("release_gil", [True, False])
 @pytest.mark.parametrize("n", [1, 2, 9, 300])
-def test_spmv_is_the_product_with_the_symmetric_matrix(n):
+def test_spmv_is_the_product_with_the_symmetric_matrix(n, release_gil):
     rng = np.random.default_rng(n)
     A = rng.normal(size=(n, n))
     A = A + A.T
     packed = A[np.tri(n, dtype=bool)]  # the lower triangle, row by row
     x = rng.normal(size=n)
-    product = spmv(n, packed, x)
+    product = spmv(n, packed, x, release_gil)
     np.testing.assert_allclose(product, A @ x, rtol=1e-12, atol=1e-12 * np.abs(A).sum())
     assert np.array_equal(product, scipy_blas.dspmv(n, 1.0, packed, x))
 
