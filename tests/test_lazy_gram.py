@@ -106,9 +106,10 @@ def test_newton_master_on_lazy_grams_is_the_cached_solution(C):
     assert lazy.objective == pytest.approx(cached.objective, rel=1e-10)
 
 
-def fit_lazy_and_cached(monkeypatch, X, y, **params):
+def fit_lazy_and_cached(monkeypatch, X, y, budgets=None, **params):
     """The same IKLClassifier fitted with cached Gram matrices, then with lazy ones (the
-    budget forced to 0); also returns the lazy run's workspace."""
+    ``budgets``; default: ``gram_cache_bytes`` forced to 0); also returns the lazy run's
+    workspace."""
     cached = IKLClassifier(C=1.0, random_state=0, max_iter=8, **params).fit(X, y)
     spaces = []
     original = sipkl.workspace.Workspace.__init__
@@ -118,7 +119,7 @@ def fit_lazy_and_cached(monkeypatch, X, y, **params):
         spaces.append(self)
 
     monkeypatch.setattr(sipkl.workspace.Workspace, "__init__", recording)
-    with sipkl.config_context(gram_cache_bytes=0):
+    with sipkl.config_context(**(budgets or {"gram_cache_bytes": 0})):
         lazy = IKLClassifier(C=1.0, random_state=0, max_iter=8, **params).fit(X, y)
     (space,) = spaces
     return cached, lazy, space
@@ -210,25 +211,13 @@ def test_ikl_run_past_the_total_budget_goes_on_with_lazy_columns(monkeypatch):
     matrix cached, and the master the same weights and objective (as without cached
     matrices, the test above)."""
     X, y = chessboard(120, seed=2)
-    cached = IKLClassifier(C=1.0, random_state=0, max_iter=8, family=GaussianARD(),
-                           oracle="grid").fit(X, y)
-    spaces = []
-    original = sipkl.workspace.Workspace.__init__
-
-    def recording(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        spaces.append(self)
-
-    monkeypatch.setattr(sipkl.workspace.Workspace, "__init__", recording)
     solved_on_sets = []
     real = sipkl.masters.hinge.svm_on_working_set
     monkeypatch.setattr(sipkl.masters.hinge, "svm_on_working_set",
                         lambda *a, **k: solved_on_sets.append(1) or real(*a, **k))
-    with sipkl.config_context(gram_total_bytes=8 * len(X) ** 2, working_set_min_n=60,
-                              working_set_start=20):
-        mixed = IKLClassifier(C=1.0, random_state=0, max_iter=8, family=GaussianARD(),
-                              oracle="grid").fit(X, y)
-    (space,) = spaces
+    budgets = dict(gram_total_bytes=8 * len(X) ** 2, working_set_min_n=60, working_set_start=20)
+    cached, mixed, space = fit_lazy_and_cached(monkeypatch, X, y, budgets,
+                                               family=GaussianARD(), oracle="grid")
     held = list(space.grams.values())
     assert space.cached_bytes() <= 8 * len(X) ** 2
     assert any(isinstance(K, LazyGram) for K in held) and solved_on_sets
