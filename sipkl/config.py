@@ -26,7 +26,9 @@ The budgets (:data:`BUDGETS` holds the defaults):
     whose matrix would pass it is lazy (a :class:`~sipkl.lazy_gram.LazyGram`, computed when
     read), the columns cached before it stay cached, and the hinge masters solve their SVMs
     on working sets above ``working_set_min_n`` points from then on. 59 columns of 3000
-    points, 21 of 5000.
+    points, 21 of 5000. A run resumed from a checkpoint caches its columns in their order,
+    so that past this budget it may hold other columns lazy than the run it resumes did (the
+    same run to the SVM's tolerance, not to the bit).
 ``packed_gram_bytes`` (2²⁶)
     The Newton hinge master holds packed copies of its Gram matrices (their lower triangles,
     :class:`~sipkl.packed_gram.PackedGrams`) while they take at most this many bytes, besides
