@@ -69,7 +69,7 @@ def _combined_on(positive, index) -> np.ndarray:
            else np.zeros((len(index), len(index))))
     for K, dm in positive:
         if not isinstance(K, LazyGram):
-            add_scaled(K_S, K[np.ix_(index, index)], dm)
+            add_scaled(K_S, restrict(K, index), dm)
     return K_S
 
 
