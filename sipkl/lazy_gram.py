@@ -41,6 +41,7 @@ class LazyGram:
 
     def __init__(self, family: KernelFamily, theta, X: np.ndarray):
         self.family, self.theta, self.X = family, np.asarray(theta, dtype=float), X
+        self.Y = X  # the points of the columns (another set in a restricted block)
         self.shape = (len(X), len(X))
         self._last_product = None  # (w, K w) of the last product
 
@@ -58,9 +59,19 @@ class LazyGram:
         """K(θ; X[rows], Y)."""
         return self.family.gram_from(self.family.geometry(self.X[rows], Y), self.theta)
 
-    def restricted(self, index) -> "LazyGram":
-        """K(θ) on the points ``X[index]``: the submatrix ``K[np.ix_(index, index)]``, lazy."""
-        return LazyGram(self.family, self.theta, self.X[index])
+    def restricted(self, index, columns=None) -> "LazyGram":
+        """K(θ) on the points ``X[index]`` × ``X[columns]`` (``columns``: ``index`` when
+        None): the submatrix ``K[np.ix_(index, columns)]``, lazy (products ``@`` only when
+        square)."""
+        out = self._on(self.X[index])
+        if columns is not None:
+            out.Y = self.X[columns]
+            out.shape = (len(out.X), len(out.Y))
+        return out
+
+    def _on(self, X: np.ndarray) -> "LazyGram":
+        """The same kernel on the points ``X``."""
+        return LazyGram(self.family, self.theta, X)
 
     def __matmul__(self, w) -> np.ndarray:
         """K w = K(θ; X, X_S) w_S over the support S of the vector ``w``. The last product is
@@ -96,10 +107,12 @@ class LazyGram:
         return f"LazyGram({self.family!r}, theta={self.theta}, n={self.shape[0]})"
 
 
-def restrict(K, index):
-    """The submatrix ``K[np.ix_(index, index)]`` of a Gram matrix held as an array (a copy)
-    or as a :class:`LazyGram` (a lazy one)."""
-    return K.restricted(index) if isinstance(K, LazyGram) else K[np.ix_(index, index)]
+def restrict(K, index, columns=None):
+    """The submatrix ``K[np.ix_(index, columns)]`` (``columns``: ``index`` when None) of a
+    Gram matrix held as an array (a copy) or as a :class:`LazyGram` (a lazy one)."""
+    if isinstance(K, LazyGram):
+        return K.restricted(index, columns)
+    return K[np.ix_(index, index if columns is None else columns)]
 
 
 def add_scaled(out: np.ndarray, K, weight: float) -> np.ndarray:
@@ -112,12 +125,16 @@ def add_scaled(out: np.ndarray, K, weight: float) -> np.ndarray:
 def combined_gram(grams, d) -> np.ndarray:
     """K(d) = Σ_{d_m > 0} d_m K_m, accumulated in place (:func:`add_scaled`'s axpys, block by
     block: each block of the result gets every matrix in turn, in their order, while it is in
-    the cache; the blocks on the worker threads in force)."""
+    the cache; the blocks on the worker threads in force). Where the lazy matrices are square
+    on one set of points, only the blocks on and below the diagonal are computed and the
+    upper triangle is their mirror image (K(d) symmetric to the bit, half the kernel values)."""
     Kd = np.zeros(np.shape(grams[0]))
-    return _add_all(Kd, [(K, dm) for dm, K in zip(d, grams) if dm > 0])
+    terms = [(K, dm) for dm, K in zip(d, grams) if dm > 0]
+    lazy = [K for K, _ in terms if isinstance(K, LazyGram)]
+    return _add_all(Kd, terms, lower=bool(lazy) and all(K.Y is K.X for K in lazy))
 
 
-def _add_all(out: np.ndarray, terms) -> np.ndarray:
+def _add_all(out: np.ndarray, terms, lower: bool = False) -> np.ndarray:
     """``out += Σ weight · K`` over the ``(K, weight)`` of ``terms``, in their order for every
     entry. Blocks of the result: of consecutive entries (``thread_block_elements``, a budget
     of :mod:`sipkl.config`) where every K is an array, else the blocks of rows of the lazy
@@ -126,23 +143,36 @@ def _add_all(out: np.ndarray, terms) -> np.ndarray:
     same bits at any number of threads, and as one axpy per matrix). With worker threads the
     blocks go to them, those of consecutive entries in one group per thread at least
     (:func:`~sipkl.threads.per_task`), and the axpys release the GIL (:func:`sipkl.blas.axpy`),
-    so that the threads' axpys overlap."""
+    so that the threads' axpys overlap. ``lower`` (symmetric terms, ``out`` zero): the blocks
+    are of ``row_block_elements`` (:func:`~sipkl.kernels.pricers.row_blocks`), each block of
+    rows a:b gets its columns :b only, and the upper triangle is copied from the lower."""
     if not terms:
         return out
     release_gil = n_threads() > 1
     lazy = [K for K, _ in terms if isinstance(K, LazyGram)]
     if lazy:
-        blocks = lazy[0].row_blocks(lazy[0].X)
+        blocks = (row_blocks(len(out), len(out)) if lower  # a triangle: narrow blocks
+                  else lazy[0].row_blocks(lazy[0].Y))
         terms = [(K, float(weight)) for K, weight in terms]
 
         def add_rows(rows):
-            target = out[rows].reshape(-1)
+            columns = slice(0, rows.stop) if lower else slice(None)
+            target = np.zeros_like(out[rows, columns]) if lower else out[rows]
+            flat = target.reshape(-1)
             for K, weight in terms:
-                block = K.block(rows, K.X) if isinstance(K, LazyGram) else K[rows]
-                axpy(weight, np.ascontiguousarray(block, dtype=float).reshape(-1), target,
+                block = (K.block(rows, K.Y[columns]) if isinstance(K, LazyGram)
+                         else K[rows, columns])
+                axpy(weight, np.ascontiguousarray(block, dtype=float).reshape(-1), flat,
                      release_gil)
+            if lower:
+                out[rows, columns] = target
         for _ in ordered_map(add_rows, blocks):
             pass
+        if lower:
+            for rows in blocks:
+                diagonal = out[rows, rows]
+                out[rows, rows] = np.tril(diagonal) + np.tril(diagonal, -1).T
+                out[rows, rows.stop:] = out[rows.stop:, rows].T
         return out
     flat_out = out.reshape(-1)
     flats = [(np.ascontiguousarray(K, dtype=float).reshape(-1), float(weight))

@@ -80,19 +80,19 @@ class FeatureGram(LazyGram):
     """A Gram matrix held by its features, K = Φ Φᵀ (n × n, Φ n × q), read as the master reads
     a :class:`~sipkl.lazy_gram.LazyGram`: ``K @ w`` = Φ (Φᵀ w) (2nq operations; the last
     product kept, as a lazy Gram matrix keeps it), blocks of rows
-    Φ[rows] Φᵀ, and :meth:`restricted` to a working set. Its "points" ``X`` are the rows of Φ
+    Φ[rows] Φᵀ, and :meth:`~sipkl.lazy_gram.LazyGram.restricted` to a working set. Its "points" ``X`` are the rows of Φ
     and its kernel the dot product."""
 
     def __init__(self, features: np.ndarray):
-        self.X = features
+        self.X = self.Y = features
         self.shape = (len(features), len(features))
         self._last_product = None
 
     def block(self, rows: slice, Y: np.ndarray) -> np.ndarray:
         return np.dot(self.X[rows], Y.T)
 
-    def restricted(self, index) -> "FeatureGram":
-        return FeatureGram(self.X[index])
+    def _on(self, X: np.ndarray) -> "FeatureGram":
+        return FeatureGram(X)
 
     def _product(self, support, w_S) -> np.ndarray:
         return np.dot(self.X, np.dot(w_S, self.X[support]))

@@ -100,6 +100,11 @@ def test_feature_gram_products_and_blocks():
     index = np.array([1, 4, 9])
     np.testing.assert_allclose(np.asarray(K.restricted(index)), (Phi @ Phi.T)[np.ix_(index, index)],
                                atol=1e-12)
+    columns = np.array([0, 4, 7, 29])
+    block = K.restricted(index, columns)
+    assert isinstance(block, FeatureGram) and block.shape == (3, 4)
+    np.testing.assert_allclose(np.asarray(block), (Phi @ Phi.T)[np.ix_(index, columns)],
+                               atol=1e-12)
 
 
 def test_exact_kernel_gap_is_the_mkl_gap_of_the_exact_columns(problem):

@@ -59,18 +59,33 @@ def _grown(index, new) -> np.ndarray:
     return np.union1d(index, new[:max(budget("working_set_start"), len(index))])
 
 
-def _combined_on(positive, index) -> np.ndarray:
-    """K(d) on S × S (S = ``index``) over the ``positive`` pairs (K_m, d_m): the lazy Gram
-    matrices' blocks summed as :func:`~sipkl.lazy_gram.combined_gram` sums them, then each
-    cached matrix's submatrix added, one at a time (never a copy of every submatrix at
-    once: 8|S|² bytes each)."""
-    lazy = [(restrict(K, index), dm) for K, dm in positive if isinstance(K, LazyGram)]
+def _combined_on(positive, index, columns=None) -> np.ndarray:
+    """K(d) on S × S′ (S = ``index``, S′ = ``columns``, S when None) over the ``positive``
+    pairs (K_m, d_m): the lazy Gram matrices' blocks summed as
+    :func:`~sipkl.lazy_gram.combined_gram` sums them, then each cached matrix's submatrix
+    added, one at a time (never a copy of every submatrix at once: 8|S||S′| bytes each)."""
+    columns = index if columns is None else columns
+    lazy = [(restrict(K, index, columns), dm) for K, dm in positive if isinstance(K, LazyGram)]
     K_S = (combined_gram([K for K, _ in lazy], [dm for _, dm in lazy]) if lazy
-           else np.zeros((len(index), len(index))))
+           else np.zeros((len(index), len(columns))))
     for K, dm in positive:
         if not isinstance(K, LazyGram):
-            add_scaled(K_S, restrict(K, index), dm)
+            add_scaled(K_S, restrict(K, index, columns), dm)
     return K_S
+
+
+def _grown_gram(positive, index, K_S, grown) -> np.ndarray:
+    """K(d) on G × G (G = ``grown`` ⊃ S = ``index``, both sorted) from ``K_S`` = K(d) on
+    S × S: copied, and the rows and columns of the points G \ S computed
+    (:func:`_combined_on`; |G \ S|·|G| entries of each column instead of |G|²)."""
+    added = np.setdiff1d(grown, index, assume_unique=True)
+    old, new = np.searchsorted(grown, index), np.searchsorted(grown, added)
+    K_G = np.empty((len(grown), len(grown)))
+    K_G[np.ix_(old, old)] = K_S
+    rows = _combined_on(positive, added, grown)
+    K_G[new] = rows
+    K_G[:, new] = rows.T
+    return K_G
 
 
 def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1):
@@ -95,8 +110,8 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: 
     if len(np.unique(y[index])) < 2:
         index = np.union1d(index, first_working_set(y))
     attempts, iterations = [], 0
+    K_S = _combined_on(positive, index)
     while True:
-        K_S = _combined_on(positive, index)
         with SVM_LOCK:  # one at a time across threads (sipkl.masters.common)
             part = solve_svm_dual(K_S, y[index], C, tol=tol, max_iter=max_iter)
         attempts += part.attempts
@@ -106,7 +121,7 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: 
         new = _violators(positive, alpha, y, C, tol, index)
         if new.size == 0:
             break
-        del K_S  # the next K(d) on S × S is formed without this one beside it
-        index = _grown(index, new)
+        grown = _grown(index, new)
+        K_S, index = _grown_gram(positive, index, K_S, grown), grown
     svm = SVMSolution(alpha, part.bias, part.objective, part.status, attempts, iterations)
     return svm, index, K_S
