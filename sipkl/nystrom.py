@@ -79,9 +79,9 @@ def _landmark_factor(Z_L: np.ndarray) -> np.ndarray:
 class FeatureGram(LazyGram):
     """A Gram matrix held by its features, K = Φ Φᵀ (n × n, Φ n × q), read as the master reads
     a :class:`~sipkl.lazy_gram.LazyGram`: ``K @ w`` = Φ (Φᵀ w) (2nq operations; the last
-    product kept, as a lazy Gram matrix keeps it), blocks of rows
-    Φ[rows] Φᵀ, and :meth:`~sipkl.lazy_gram.LazyGram.restricted` to a working set. Its "points" ``X`` are the rows of Φ
-    and its kernel the dot product."""
+    product kept, as a lazy Gram matrix keeps it), blocks of rows Φ[rows] Φᵀ, and
+    :meth:`~sipkl.lazy_gram.LazyGram.restricted` to a working set. Its "points" ``X`` are the
+    rows of Φ and its kernel the dot product."""
 
     def __init__(self, features: np.ndarray):
         self.X = self.Y = features

@@ -76,8 +76,9 @@ def _combined_on(positive, index, columns=None) -> np.ndarray:
 
 def _grown_gram(positive, index, K_S, grown) -> np.ndarray:
     """K(d) on G × G (G = ``grown`` ⊃ S = ``index``, both sorted) from ``K_S`` = K(d) on
-    S × S: copied, and the rows and columns of the points G \ S computed
-    (:func:`_combined_on`; |G \ S|·|G| entries of each column instead of |G|²)."""
+    S × S: copied, and the rows and columns of the points G ∖ S computed
+    (:func:`_combined_on`; |G ∖ S|·|G| entries of each column instead of |G|²). Both
+    matrices are held while the grown one is formed."""
     added = np.setdiff1d(grown, index, assume_unique=True)
     old, new = np.searchsorted(grown, index), np.searchsorted(grown, added)
     K_G = np.empty((len(grown), len(grown)))
