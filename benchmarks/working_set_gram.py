@@ -4,7 +4,8 @@ For m lazy columns on |S| points — Nyström columns (:class:`~sipkl.nystrom.Fe
 q = 200 features) and exact GaussianARD columns (:class:`~sipkl.lazy_gram.LazyGram`, 10
 coordinates) — each row of the table times, in one process, one thread:
 
-* ``square``: K(d) on S × S every block of rows whole (``_add_all(..., lower=False)``)
+* ``square``: K(d) on S × S every block of rows whole (``_add_all`` into a matrix not known
+  to be zero)
   against the lower triangle and its mirror image (:func:`~sipkl.lazy_gram.combined_gram`);
 * ``grown``: K(d) on G × G, G = S with |S|/2 more points, formed again on G
   (``_combined_on(positive, G)``) against the rows of the new points only, the rest copied

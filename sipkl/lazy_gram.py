@@ -129,12 +129,10 @@ def combined_gram(grams, d) -> np.ndarray:
     on one set of points, only the blocks on and below the diagonal are computed and the
     upper triangle is their mirror image (K(d) symmetric to the bit, half the kernel values)."""
     Kd = np.zeros(np.shape(grams[0]))
-    terms = [(K, dm) for dm, K in zip(d, grams) if dm > 0]
-    lazy = [K for K, _ in terms if isinstance(K, LazyGram)]
-    return _add_all(Kd, terms, lower=bool(lazy) and all(K.Y is K.X for K in lazy))
+    return _add_all(Kd, [(K, dm) for dm, K in zip(d, grams) if dm > 0], zero=True)
 
 
-def _add_all(out: np.ndarray, terms, lower: bool = False) -> np.ndarray:
+def _add_all(out: np.ndarray, terms, zero: bool = False) -> np.ndarray:
     """``out += Σ weight · K`` over the ``(K, weight)`` of ``terms``, in their order for every
     entry. Blocks of the result: of consecutive entries (``thread_block_elements``, a budget
     of :mod:`sipkl.config`) where every K is an array, else the blocks of rows of the lazy
@@ -143,14 +141,16 @@ def _add_all(out: np.ndarray, terms, lower: bool = False) -> np.ndarray:
     same bits at any number of threads, and as one axpy per matrix). With worker threads the
     blocks go to them, those of consecutive entries in one group per thread at least
     (:func:`~sipkl.threads.per_task`), and the axpys release the GIL (:func:`sipkl.blas.axpy`),
-    so that the threads' axpys overlap. ``lower`` (symmetric terms, ``out`` zero): the blocks
-    are of ``row_block_elements`` (:func:`~sipkl.kernels.pricers.row_blocks`), each block of
-    rows a:b gets its columns :b only, and the upper triangle is copied from the lower."""
+    so that the threads' axpys overlap. ``zero`` (``out`` is zero) with lazy terms square on
+    one set of points (the terms symmetric): the blocks are of ``row_block_elements``
+    (:func:`~sipkl.kernels.pricers.row_blocks`), each block of rows a:b gets its columns :b
+    only, and the upper triangle is copied from the lower."""
     if not terms:
         return out
     release_gil = n_threads() > 1
     lazy = [K for K, _ in terms if isinstance(K, LazyGram)]
     if lazy:
+        lower = zero and all(K.Y is K.X for K in lazy)
         blocks = (row_blocks(len(out), len(out)) if lower  # a triangle: narrow blocks
                   else lazy[0].row_blocks(lazy[0].Y))
         terms = [(K, float(weight)) for K, weight in terms]
