@@ -34,10 +34,13 @@ class LazyGram:
 
     Supports ``K @ w`` (a vector of length n, from the cross-Gram matrix of all points with
     the support of ``w``), :func:`add_scaled` and ``np.asarray(K)`` (the whole matrix, for
-    masters that need it at the sizes they run at). ``shape`` is ``(n, n)``.
+    masters that need it at the sizes they run at). ``shape`` is ``(n, n)``. ``device``: where
+    its blocks are computed, None for NumPy (a torch device in a subclass of
+    :mod:`sipkl.torch_backend`).
     """
 
     ndim = 2
+    device = None
 
     def __init__(self, family: KernelFamily, theta, X: np.ndarray):
         self.family, self.theta, self.X = family, np.asarray(theta, dtype=float), X
@@ -127,9 +130,13 @@ def combined_gram(grams, d) -> np.ndarray:
     block: each block of the result gets every matrix in turn, in their order, while it is in
     the cache; the blocks on the worker threads in force). Where the lazy matrices are square
     on one set of points, only the blocks on and below the diagonal are computed and the
-    upper triangle is their mirror image (K(d) symmetric to the bit, half the kernel values)."""
-    Kd = np.zeros(np.shape(grams[0]))
-    return _add_all(Kd, [(K, dm) for dm, K in zip(d, grams) if dm > 0], zero=True)
+    upper triangle is their mirror image (K(d) symmetric to the bit, half the kernel values).
+    Where every matrix is computed on a torch device (a ``device`` that is not None:
+    :class:`sipkl.torch_backend.TorchFeatureGram`), their class sums them there (``combined``)."""
+    terms = [(K, dm) for dm, K in zip(d, grams) if dm > 0]
+    if terms and all(isinstance(K, LazyGram) and K.device is not None for K, _ in terms):
+        return type(terms[0][0]).combined(terms)
+    return _add_all(np.zeros(np.shape(grams[0])), terms, zero=True)
 
 
 def _add_all(out: np.ndarray, terms, zero: bool = False) -> np.ndarray:

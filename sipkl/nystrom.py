@@ -94,11 +94,52 @@ class FeatureGram(LazyGram):
     def _on(self, X: np.ndarray) -> "FeatureGram":
         return FeatureGram(X)
 
+    def feature_product(self, support, w_S) -> np.ndarray:
+        """Φ[support]ᵀ w_S (length q)."""
+        return np.dot(w_S, self.X[support])
+
     def _product(self, support, w_S) -> np.ndarray:
-        return np.dot(self.X, np.dot(w_S, self.X[support]))
+        return np.dot(self.X, self.feature_product(support, w_S))
 
     def __repr__(self):
         return f"FeatureGram(n={self.shape[0]}, rank≤{self.X.shape[1]})"
+
+
+class NumpyArrays:
+    """Arrays in NumPy on the CPU: the default of :class:`NystromSpace`. ``xp`` is the module
+    whose functions the shared code calls, :meth:`asarray` and :meth:`numpy` the transfers
+    (none here); :class:`sipkl.torch_backend.TorchArrays` is the same on a torch device."""
+
+    xp = np
+    device = None
+
+    @staticmethod
+    def asarray(x) -> np.ndarray:
+        return np.asarray(x, dtype=float)
+
+    @staticmethod
+    def numpy(x) -> np.ndarray:
+        return x
+
+    @staticmethod
+    def features(Z: np.ndarray, Z_L: np.ndarray) -> FeatureGram:
+        """The features Φ = K(Z, Z_L) C⁻ᵀ of the scaled points ``Z`` and landmarks ``Z_L``
+        (:func:`_landmark_factor`), formed in blocks of rows, as a :class:`FeatureGram`."""
+        with one_blas_thread():
+            C = _landmark_factor(Z_L)
+            out = np.empty((len(Z), len(Z_L)))
+            for rows in row_blocks(len(Z), len(Z_L), budget("lazy_block_elements")):
+                out[rows] = solve_triangular(C, gaussian_gram(Z[rows], Z_L).T, lower=True).T
+        return FeatureGram(out)
+
+
+def array_backend(device):
+    """Where a :class:`NystromSpace` computes: :class:`NumpyArrays` for ``device=None``, else
+    the torch device ``device`` names (:func:`sipkl.torch_backend.torch_arrays`)."""
+    if device is None:
+        return NumpyArrays()
+    from .torch_backend import torch_arrays
+    return torch_arrays(device)
 
 
 class NystromSpace(Workspace):
@@ -112,9 +153,12 @@ class NystromSpace(Workspace):
         A Gaussian family (:func:`check_nystrom_family`).
     landmarks : array of int
         Indices into ``X`` of the landmarks L (drawn by the caller, once per fit).
+    device : str or None
+        ``None``: NumPy on the CPU. A torch device (``"cuda"``): the features, products,
+        K(d) on working sets and prices are computed there (:mod:`sipkl.torch_backend`).
     """
 
-    def __init__(self, X: np.ndarray, family: KernelFamily, landmarks):
+    def __init__(self, X: np.ndarray, family: KernelFamily, landmarks, device=None):
         check_nystrom_family(family, X.shape[1])
         landmarks = np.asarray(landmarks)
         if landmarks.ndim != 1 or not len(landmarks) or landmarks.dtype.kind not in "iu":
@@ -122,6 +166,7 @@ class NystromSpace(Workspace):
         super().__init__(X, family)
         self.landmarks = landmarks
         self.lazy = True
+        self.arrays = array_backend(device)
 
     def _scaled(self, column: Column) -> tuple[np.ndarray, np.ndarray]:
         """The points and the landmarks in the column's coordinates, coordinate d times
@@ -130,26 +175,16 @@ class NystromSpace(Workspace):
         r = np.sqrt(np.broadcast_to(np.asarray(column.theta, float), (Xs.shape[1],)))
         return Xs * r, Xs[self.landmarks] * r
 
-    def features(self, column: Column) -> np.ndarray:
-        """Φ = K_θ(X, L) C⁻ᵀ of ``column`` (n × q), formed in blocks of rows."""
-        Z, Z_L = self._scaled(column)
-        with one_blas_thread():
-            C = _landmark_factor(Z_L)
-            out = np.empty((len(Z), len(Z_L)))
-            for rows in row_blocks(len(Z), len(Z_L), budget("lazy_block_elements")):
-                out[rows] = solve_triangular(C, gaussian_gram(Z[rows], Z_L).T, lower=True).T
-        return out
-
     def landmark_coefficients(self, column: Column, weight: float, w: np.ndarray) -> np.ndarray:
         """β = d C⁻ᵀ Φ[S]ᵀ w_S = d A⁻¹ K_θ(L, X_S) w_S (length q): the column's part of the
         decision function, f(x) = Σ_m k_θm(x, L) β_m + b, for the master's w = α∘y."""
         C = _landmark_factor(self._scaled(column)[1])
         support = np.flatnonzero(w)
-        projected = w[support] @ self.gram(column).X[support]
+        projected = self.gram(column).feature_product(support, w[support])
         return weight * solve_triangular(C.T, projected, lower=False)
 
     def _gram(self, column: Column) -> FeatureGram:
-        return FeatureGram(self.features(column))
+        return self.arrays.features(*self._scaled(column))
 
     def pricing_problem(self, family: KernelFamily, price: PriceMatrix,
                         regularizer=None) -> "NystromPricingProblem":
@@ -159,7 +194,8 @@ class NystromSpace(Workspace):
         support = price.support
         Xs = family._select(self.X)
         return NystromPricingProblem(family, Xs[support], price.factor[support], price.signs,
-                                     Xs[self.landmarks], self.X.shape[1], regularizer)
+                                     Xs[self.landmarks], self.X.shape[1], regularizer,
+                                     self.arrays)
 
 
 class NystromPricingProblem(KernelPricingProblem):
@@ -167,12 +203,17 @@ class NystromPricingProblem(KernelPricingProblem):
     ``X_support`` and landmarks ``X_landmarks`` in the family's selected coordinates, W's
     factor ``U`` on the support and its ``signs`` σ. Values and gradients of many s in one
     call, in chunks of about ``lazy_block_elements`` (a budget of :mod:`sipkl.config`)
-    entries of B, on the worker threads in force. No second derivatives are stated."""
+    entries of B, on the worker threads in force, computed where ``arrays`` says
+    (:class:`NumpyArrays`, or a torch device's: the same code on its ``xp``). No second
+    derivatives are stated."""
 
-    def __init__(self, family, X_support, U, signs, X_landmarks, n_features, regularizer=None):
+    def __init__(self, family, X_support, U, signs, X_landmarks, n_features, regularizer=None,
+                 arrays=NumpyArrays()):
+        self.arrays = arrays
         self.X_support, self.U, self.signs, self.X_landmarks = (
-            X_support, np.asarray(U, float).reshape(len(X_support), -1), np.asarray(signs),
-            X_landmarks)
+            arrays.asarray(X_support),
+            arrays.asarray(np.reshape(U, (len(X_support), -1))),
+            arrays.asarray(signs), arrays.asarray(X_landmarks))
         self._setup(family, n_features, regularizer)
 
     def _batch_pricer(self):
@@ -189,54 +230,60 @@ class NystromPricingProblem(KernelPricingProblem):
         q, m = len(self.X_landmarks), len(self.X_support)
         per_chunk = max(1, budget("lazy_block_elements") // max(1, q * m))
         chunks = [thetas[k:k + per_chunk] for k in range(0, len(thetas), per_chunk)]
+        to = self.arrays.numpy
         with one_blas_thread():
-            parts = list(ordered_map(lambda chunk: self._chunk(chunk, grad), chunks))
+            parts = [(to(v), g if g is None else to(g)) for v, g in ordered_map(
+                lambda chunk: self._chunk(self.arrays.asarray(chunk), grad), chunks)]
         values = np.concatenate([v for v, _ in parts])
         return values, (np.concatenate([g for _, g in parts]) if grad else None)
 
     def _chunk(self, thetas, grad: bool):
-        """Values and gradients of a chunk of θ's, as stacked arrays (c × q × |S|)."""
+        """Values and gradients of a chunk of θ's, as stacked arrays (c × q × |S|), in the
+        arrays of ``xp`` (NumPy's or torch's functions of the same names)."""
+        xp = self.arrays.xp
         family, X_S, X_L, U = self.family, self.X_support, self.X_landmarks, self.U
         D = X_S.shape[1]
-        r = np.sqrt(np.broadcast_to(thetas, (len(thetas), D)))[:, None, :]  # per coordinate
+        r = xp.sqrt(xp.broadcast_to(thetas, (len(thetas), D)))[:, None, :]  # per coordinate
         Z_S, Z_L = X_S[None] * r, X_L[None] * r
-        B = _stacked_gaussian(Z_L, Z_S)                       # (c, q, m)
-        K_LL = _stacked_gaussian(Z_L, Z_L)
-        q = X_L.shape[0]
-        K_LL[:, np.arange(q), np.arange(q)] = 1.0
-        A = K_LL + JITTER * np.eye(q)
-        V = np.matmul(B, U)                                   # (c, q, r)
-        a = np.linalg.solve(A, V)                             # A⁻¹ v_k
-        values = np.einsum("cqk,cqk,k->c", V, a, self.signs)
+        B = _stacked_gaussian(Z_L, Z_S, xp)                   # (c, q, m)
+        K_LL = _stacked_gaussian(Z_L, Z_L, xp)
+        diagonal = np.arange(X_L.shape[0])
+        K_LL[:, diagonal, diagonal] = 1.0
+        A = K_LL + 0.0
+        A[:, diagonal, diagonal] = 1.0 + JITTER               # K(L, L) + εI
+        V = xp.matmul(B, U)                                   # (c, q, r)
+        a = xp.linalg.solve(A, V)                             # A⁻¹ v_k
+        values = xp.einsum("cqk,cqk,k->c", V, a, self.signs)
         if not grad:
             return values, None
         quad_S, quad_L = X_S * X_S, X_L * X_L
-        gradient = np.zeros((len(thetas), D))
+        gradient = 0.0
         for k, sigma in enumerate(self.signs):  # the rank of W (1 for the hinge masters)
             u, ak = U[:, k], a[:, :, k]                                           # (m,), (c, q)
-            Bu = np.matmul(B, np.column_stack([u, u[:, None] * X_S]))             # (c, q, D+1)
-            Bta = np.matmul(ak[:, None, :], B)[:, 0]                              # Bᵀa
-            aBDu = (np.einsum("cq,qd,cq->cd", ak, quad_L, Bu[:, :, 0])
-                    - 2.0 * np.einsum("cq,qd,cqd->cd", ak, X_L, Bu[:, :, 1:])
-                    + np.einsum("cm,m,md->cd", Bta, u, quad_S))
-            Ka = np.matmul(K_LL, np.concatenate([ak[:, :, None], ak[:, :, None] * X_L],
+            Bu = xp.matmul(B, xp.column_stack([u, u[:, None] * X_S]))             # (c, q, D+1)
+            Bta = xp.matmul(ak[:, None, :], B)[:, 0]                              # Bᵀa
+            aBDu = (xp.einsum("cq,qd,cq->cd", ak, quad_L, Bu[:, :, 0])
+                    - 2.0 * xp.einsum("cq,qd,cqd->cd", ak, X_L, Bu[:, :, 1:])
+                    + xp.einsum("cm,m,md->cd", Bta, u, quad_S))
+            Ka = xp.matmul(K_LL, xp.concatenate([ak[:, :, None], ak[:, :, None] * X_L],
                                                 axis=2))                        # (c, q, D+1)
-            aKDa = (2.0 * np.einsum("cq,qd,cq->cd", ak, quad_L, Ka[:, :, 0])
-                    - 2.0 * np.einsum("cq,qd,cqd->cd", ak, X_L, Ka[:, :, 1:]))
-            gradient += sigma * (aKDa - 2.0 * aBDu)
+            aKDa = (2.0 * xp.einsum("cq,qd,cq->cd", ak, quad_L, Ka[:, :, 0])
+                    - 2.0 * xp.einsum("cq,qd,cqd->cd", ak, X_L, Ka[:, :, 1:]))
+            gradient = gradient + sigma * (aKDa - 2.0 * aBDu)
         if type(family) is GaussianIso:
             gradient = gradient.sum(axis=1, keepdims=True)
         return values, gradient
 
 
-def _stacked_gaussian(Z_a: np.ndarray, Z_b: np.ndarray) -> np.ndarray:
-    """exp(−‖z_a − z_b‖²) for stacks of scaled points (c × a × D, c × b × D): c × a × b."""
-    out = np.matmul(Z_a, np.swapaxes(Z_b, 1, 2))
+def _stacked_gaussian(Z_a, Z_b, xp=np):
+    """exp(−‖z_a − z_b‖²) for stacks of scaled points (c × a × D, c × b × D): c × a × b, in
+    the arrays of ``xp`` (NumPy, or torch: the same functions)."""
+    out = xp.matmul(Z_a, xp.swapaxes(Z_b, 1, 2))
     out *= 2.0
-    out -= np.einsum("cad,cad->ca", Z_a, Z_a)[:, :, None]
-    out -= np.einsum("cbd,cbd->cb", Z_b, Z_b)[:, None, :]
-    np.minimum(out, 0.0, out=out)
-    return np.exp(out, out=out)
+    out -= xp.einsum("cad,cad->ca", Z_a, Z_a)[:, :, None]
+    out -= xp.einsum("cbd,cbd->cb", Z_b, Z_b)[:, None, :]
+    xp.clip(out, None, 0.0, out=out)
+    return xp.exp(out, out=out)
 
 
 def exact_kernel_gap(columns, weights, X_support, w_support) -> tuple[float, np.ndarray]:

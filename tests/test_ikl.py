@@ -7,6 +7,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from sipkl import GaussianARD, GaussianIso, IKLClassifier
 from sipkl.estimators.base import OBJ_TOL, resolve_obj_tol
 from sipkl.kernels.others import Precomputed
+from sipkl.masters.hinge import HingeMKLQCQP
 from sipkl.oracles import DCGaussianOracle, GridOracle, MultiStartOracle, OracleChain
 
 
@@ -91,6 +92,45 @@ def test_multiclass_iris():
     assert clf.score(X, y) > 0.95
     assert len(clf.kernel_) == 3 and len(clf.result_) == 3
     assert clf.decision_function(X).shape == (150, 3)
+
+
+def test_warm_start_from_a_certified_fit_certifies_in_one_round():
+    """The fit of the test above, continued: started from its own columns, the first master
+    has its objective and the DC bound proves it at once."""
+    X, y = make_moons(200, noise=0.2, random_state=0)
+    clf = IKLClassifier(family=GaussianIso(), C=10.0, oracle="dc", random_state=0).fit(X, y)
+    first = clf.result_
+    clf.set_params(warm_start=True).fit(X, y)
+    assert clf.result_.status == "certified_optimal" and clf.n_iter_ == 1
+    assert clf.result_.objective == pytest.approx(first.objective, rel=1e-6)
+    assert set(clf.kernel_.columns) <= set(first.columns)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_warm_start_continues_from_a_subsample_fit(moons):
+    """Fitted on a subsample, then on all points: the first master is the MKL SVM of all
+    points over the subsample's columns, solved here by the QCQP master on dense matrices."""
+    X, y = moons
+    part = IKLClassifier(family=GaussianARD(), C=10.0, max_iter=3, random_state=0).fit(
+        X[::3], y[::3])
+    columns = list(part.kernel_.columns)
+    whole = part.set_params(warm_start=True, max_iter=2).fit(X, y)
+    grams = [np.exp(-(((X[:, None, :] - X[None, :, :]) ** 2) * np.asarray(c.theta)).sum(-1))
+             for c in columns]
+    reference = HingeMKLQCQP(y, 10.0).solve(grams)
+    assert whole.result_.history["objective"][0] == pytest.approx(reference.objective,
+                                                                   rel=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("change, match", [
+    (lambda X, y: (X, np.where(y > 0, 2, -1)), "classes"),
+    (lambda X, y: (np.column_stack([X, X[:, :1]]), y), "features")])
+def test_warm_start_refuses_another_problem(moons, change, match):
+    X, y = moons
+    clf = IKLClassifier(family=GaussianARD(), C=1.0, max_iter=1, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=f"warm_start.*{match}"):
+        clf.set_params(warm_start=True).fit(*change(X, y))
 
 
 def test_callback_stop_iteration_keeps_best_iterate(moons):

@@ -1,4 +1,6 @@
 """Nyström columns (sipkl.nystrom) against closed forms built here from the whole kernel."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,12 @@ from sipkl.nystrom import FeatureGram, NystromSpace, exact_kernel_gap
 from sipkl.persistence import load_model, save_model
 from sipkl.price import PriceMatrix
 from boards import chessboard, gaussian
+
+try:  # the torch devices of this machine, where PyTorch is installed (sipkl.torch_backend)
+    import torch
+    TORCH_DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+except ImportError:
+    TORCH_DEVICES = []
 
 MEMBERS = [(GaussianARD(), [0.3, 2.0, 0.05, 0.1, 1.5]), (GaussianIso(), [0.7]),
            (GaussianSeparate().members(5)[1], [1.5])]
@@ -187,15 +195,25 @@ def test_nystrom_refuses_what_it_does_not_serve(params, named):
         fitted(X, y, **params)
 
 
+def test_device_without_pytorch_is_refused_by_name(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torch", None)  # what an environment without it imports
+    X, y = chessboard(60, seed=1, noise=2)
+    with pytest.raises(ValueError, match="device='cuda' needs PyTorch"):
+        fitted(X, y, device="cuda")
 
-def test_hinge_master_on_nystrom_columns_above_the_working_set_size(budgets):
+
+@pytest.mark.parametrize("device", [None] + TORCH_DEVICES)
+def test_hinge_master_on_nystrom_columns_above_the_working_set_size(budgets, device):
     """The Newton master on Nyström columns with its SVMs on working sets (K(d) from the
-    features on each set) against the same master on the dense matrices."""
+    features on each set; on a torch device, summed there) against the same master on the
+    dense matrices of the NumPy path."""
     X, y = chessboard(400, seed=1)
-    space = NystromSpace(X, GaussianARD(), np.arange(0, 400, 8))
+    landmarks = np.arange(0, 400, 8)
+    space = NystromSpace(X, GaussianARD(), landmarks, device)
     columns = [Column.make(GaussianARD(), t) for t in
                ([1.0, 1.0, 0, 0, 0], [0.3, 2.0, 0.05, 0.1, 1.5], [0, 4, 0, 1, 0])]
-    dense = HingeMKLNewton(y, 10.0).solve([np.asarray(space.gram(c)) for c in columns])
+    dense = HingeMKLNewton(y, 10.0).solve(
+        [np.asarray(NystromSpace(X, GaussianARD(), landmarks).gram(c)) for c in columns])
     budgets(working_set_min_n=0, working_set_start=20)
     lazy = HingeMKLNewton(y, 10.0).solve(space.master_inputs(columns))
     assert dense.status.value == lazy.status.value == "optimal"

@@ -80,6 +80,20 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         accurate than exact columns (0.985 against 0.996) and held more memory: the run
         takes more columns (each adds rank), and its master's SVMs cost what exact ones
         cost.
+    device : str or None, default=None
+        ``None``: NumPy on the CPU. With ``n_landmarks``, a PyTorch device (``"cuda"``,
+        ``"cuda:1"``; PyTorch is not a dependency of sipkl: it must be installed) on which
+        the Nyström columns' features, their products, K(d) on the master's working sets and
+        the prices are computed (:mod:`sipkl.torch_backend`); libsvm, the master's steps and
+        the oracle's search stay on the CPU. The run agrees with the CPU's to round-off, not
+        to the bit, so it may take another path where a round's choice rests on the last bits.
+    warm_start : bool, default=False
+        When True and the estimator is fitted, each binary problem's run starts from the
+        columns of the previous fit's learned kernel (``kernel_``) instead of the family's
+        default point; the classes and the family's members must be those of that fit. The
+        continuation for large n: fit on a subsample, set ``warm_start=True``, fit on all
+        points (the first SVMs on all points then have the learned kernel's support, not the
+        default kernel's, where most points can be support vectors at C).
 
     Attributes
     ----------
@@ -113,11 +127,14 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         "obj_tol": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
         "n_price": [POSITIVE_INT],
         "n_landmarks": [POSITIVE_INT, None],
+        "device": [str, None],
+        "warm_start": ["boolean"],
     }
 
     def __init__(self, family=None, C=1.0, oracle="ipopt", master="newton", tol=1e-4,
                  obj_tol="auto", max_iter=50, n_price=5, time_limit=None, random_state=None,
-                 verbose=0, callback=None, n_jobs=None, n_landmarks=None):
+                 verbose=0, callback=None, n_jobs=None, n_landmarks=None, device=None,
+                 warm_start=False):
         self.family = family
         self.C = C
         self.oracle = oracle
@@ -132,10 +149,14 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         self.callback = callback
         self.n_jobs = n_jobs
         self.n_landmarks = n_landmarks
+        self.device = device
+        self.warm_start = warm_start
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         family, oracle = make_family(self.family), make_oracle(self.oracle)
+        previous = ((self.classes_, self._kernels())
+                    if self.warm_start and hasattr(self, "kernel_") else None)
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_ = check_classes(y)
         targets = one_vs_rest(y, self.classes_)
@@ -143,19 +164,19 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         # those of spawn(n_targets): a fit without landmarks is unchanged)
         *seeds, landmark_seed = np.random.SeedSequence(self.random_state).spawn(
             targets.shape[1] + 1)
-        start = initial_column(family, X)
+        starts = self._start_columns(family, X, targets.shape[1], previous)
         obj_tol = resolve_obj_tol(self.obj_tol, oracle, family, X.shape[1])
         landmarks = self._landmarks(family, oracle, X, landmark_seed)
 
         def fit_target(task):  # one binary problem
-            target, seed = task
+            target, seed, start = task
             engine = self._engine(MASTERS[self.master](target, self.C), oracle, seed,
                                   obj_tol=obj_tol, n_price=self.n_price)
             if landmarks is None:
-                result = engine.run(family, X, [start])
+                result = engine.run(family, X, start)
             else:
-                space = NystromSpace(X, family, landmarks)
-                result = engine.run_space(space, [start])
+                space = NystromSpace(X, family, landmarks, self.device)
+                result = engine.run_space(space, start)
             model = result.master.model
             w = model.alpha * model.y
             sv = np.flatnonzero(model.alpha > 0)
@@ -167,7 +188,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
             gap = exact_kernel_gap(result.columns, result.weights, X[sv], w[sv])[0]
             return LandmarkExpansion(kernel, X[landmarks], coef, model.bias), result, gap
 
-        fitted = self._per_target(fit_target, zip(targets.T, seeds))
+        fitted = self._per_target(fit_target, zip(targets.T, seeds, starts))
         self.expansions_ = [expansion for expansion, _, _ in fitted]
         results = [result for _, result, _ in fitted]
         store_runs(self, results, [e.kernel for e in self.expansions_])
@@ -176,11 +197,38 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
             self.exact_kernel_gap_ = gaps[0] if len(gaps) == 1 else np.array(gaps)
         return self
 
+    def _kernels(self) -> list:
+        """The learned kernels, one per binary problem."""
+        return self.kernel_ if isinstance(self.kernel_, list) else [self.kernel_]
+
+    def _start_columns(self, family, X, n_targets: int, previous) -> list:
+        """The initial columns of each binary problem: the family's default point, or with
+        ``previous`` = (classes, learned kernels) of a fit to continue (``warm_start``) each
+        problem's learned columns; a ``ValueError`` where the classes or the family's
+        members are not those of that fit."""
+        if previous is None:
+            return [[initial_column(family, X)]] * n_targets
+        classes, kernels = previous
+        if not np.array_equal(classes, self.classes_):
+            raise ValueError(f"warm_start: the classes {self.classes_.tolist()} are not those "
+                             f"of the previous fit, {np.asarray(classes).tolist()}")
+        members = family.members(X.shape[1])
+        for kernel in kernels:
+            for column in kernel.columns:
+                lower, _ = column.family.param_bounds(X.shape[1])
+                if column.family not in members or len(column.theta) != len(lower):
+                    raise ValueError(f"warm_start: the previous fit's column {column} is not "
+                                     f"of the family {family!r} on {X.shape[1]} features")
+        return [list(kernel.columns) for kernel in kernels]
+
     def _landmarks(self, family, oracle, X, seed):
         """The sorted indices of ``n_landmarks`` training points drawn with ``seed``
         (all points where there are fewer), or ``None`` for exact columns; a ``ValueError``
         for a family, master or oracle that Nyström columns do not serve."""
         if self.n_landmarks is None:
+            if self.device is not None:
+                raise ValueError(f"device={self.device!r} computes Nyström columns: it needs "
+                                 "n_landmarks")
             return None
         check_nystrom_family(family, X.shape[1])
         if self.master != "newton":
