@@ -5,7 +5,11 @@ n training points and 10 000 test points. Each cell runs in a fresh subprocess a
 its wall time, peak resident memory (``ru_maxrss``, imports included) and test accuracy:
 
 * ``nystrom``: ``IKLClassifier(family=GaussianARD(), C=C, n_landmarks=q, random_state=seed,
-  time_limit=T)`` on all n points, with its status, rounds, kernels and exact-kernel gap;
+  time_limit=T, n_jobs=k, device=…)`` on all n points, with its status, rounds, kernels and
+  exact-kernel gap, once for each of ``--devices`` (``numpy``: the default, ``device=None``;
+  else a PyTorch device such as ``cuda``, whose peak memory is reported beside the process's);
+  with ``--warm-start m k``, first exact IKL with ``max_iter=k`` on the first m points, then
+  ``warm_start=True`` on all n (the time is both fits');
 * ``exact``: the same without ``n_landmarks`` and with no time limit on the first
   ``--subsample`` points;
 * ``rff``: random Fourier features (scikit-learn's ``RBFSampler``, ``--rff-components``)
@@ -14,7 +18,8 @@ its wall time, peak resident memory (``ru_maxrss``, imports included) and test a
 
 Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/ikl_large.py --n 10000 \\
           [--methods nystrom exact rff] [--landmarks 200] [--time-limit 900] \\
-          [--max-iter 50] [--profile 40]
+          [--max-iter 50] [--profile 40] [--n-jobs 1] [--devices numpy cuda] \\
+          [--warm-start 3000 5]
 """
 from __future__ import annotations
 
@@ -56,7 +61,15 @@ else:
     data = (X, y) if landmarks else (X[:{subsample}], y[:{subsample}])
     model = IKLClassifier(family=GaussianARD(), C={C}, random_state={seed},
                           n_landmarks=landmarks, max_iter={max_iter},
-                          time_limit={time_limit} if landmarks else None)
+                          time_limit={time_limit} if landmarks else None, n_jobs={n_jobs},
+                          device={device!r} if landmarks else None)
+    if landmarks and {warm_start}:
+        part, rounds = {warm_start}
+        model.set_params(n_landmarks=None, device=None, max_iter=rounds).fit(X[:part], y[:part])
+        extra["start"] = (f"from exact IKL on {{part}} points, {{model.n_iter_}} it., "
+                          f"{{len(model.kernel_)}} kernels, {{time.perf_counter() - t0:.1f}} s")
+        model.set_params(n_landmarks=landmarks, device={device!r}, max_iter={max_iter},
+                         warm_start=True)
     if {profile}:
         import cProfile, pstats
         profiler = cProfile.Profile()
@@ -64,10 +77,14 @@ else:
         pstats.Stats(profiler, stream=sys.stderr).sort_stats("cumulative").print_stats({profile})
     else:
         model.fit(*data)
-    extra = {{"status": f"{{model.result_.status.value}}, {{model.n_iter_}} it., "
-                        f"{{len(model.kernel_)}} kernels"}}
+    extra["status"] = (f"{{model.result_.status.value}}, {{model.n_iter_}} it., "
+                       f"{{len(model.kernel_)}} kernels")
     if landmarks:
         extra["status"] += f", exact-kernel gap {{model.exact_kernel_gap_:.3g}}"
+    if landmarks and {device!r} is not None and {device!r}.startswith("cuda"):
+        import torch
+        extra["status"] += (f", GPU peak {{torch.cuda.max_memory_allocated() / 2 ** 20:.0f}}"
+                            " MB")
 seconds = time.perf_counter() - t0
 print(json.dumps(dict(seconds=seconds, accuracy=model.score(X_test, y_test),
                       peak_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
@@ -75,8 +92,9 @@ print(json.dumps(dict(seconds=seconds, accuracy=model.score(X_test, y_test),
 """
 
 
-def run_cell(method, args, n):
-    code = CELL.format(bench=str(Path(__file__).resolve().parent), n=n, seed=args.seed,
+def run_cell(method, args, n, device=None):
+    code = CELL.format(n_jobs=args.n_jobs, device=device, warm_start=args.warm_start,
+                       bench=str(Path(__file__).resolve().parent), n=n, seed=args.seed,
                        method=method, C=args.C, landmarks=args.landmarks,
                        subsample=args.subsample, time_limit=args.time_limit,
                        components=args.rff_components, max_iter=args.max_iter,
@@ -105,18 +123,27 @@ def main(argv=None):
     parser.add_argument("--profile", type=int, default=0,
                         help="print this many lines of a cProfile of each IKL fit")
     parser.add_argument("--timeout", type=float, default=3600.0)
+    parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--warm-start", type=int, nargs=2, metavar=("POINTS", "ROUNDS"),
+                        help="nystrom: continue from exact IKL on the first POINTS points")
+    parser.add_argument("--devices", nargs="+", default=["numpy"],
+                        help="where the nystrom cells compute: numpy, or PyTorch devices")
     parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
     args = parser.parse_args(argv)
     print("| n | method | time (s) | peak memory (MB) | test accuracy | status |")
     print("|---:|---|---:|---:|---:|---|")
     for n in args.n:
-        for method in args.methods:
-            cell = run_cell(method, args, n)
+        for method, device in [(m, d) for m in args.methods
+                               for d in (args.devices if m == "nystrom" else ["numpy"])]:
+            label = method if device == "numpy" else f"{method} ({device})"
+            cell = run_cell(method, args, n, None if device == "numpy" else device)
             if "timeout" in cell:
-                print(f"| {n} | {method} | > {cell['timeout']:.0f} | | | timeout |", flush=True)
+                print(f"| {n} | {label} | > {cell['timeout']:.0f} | | | timeout |", flush=True)
                 continue
-            print(f"| {n} | {method} | {cell['seconds']:.1f} | {cell['peak_mb']:.0f} "
+            print(f"| {n} | {label} | {cell['seconds']:.1f} | {cell['peak_mb']:.0f} "
                   f"| {cell['accuracy']:.4f} | {cell.get('status', '')} |", flush=True)
+            if "start" in cell:
+                print(f"|  | (warm start) | | | | {cell['start']} |", flush=True)
 
 
 if __name__ == "__main__":
