@@ -111,7 +111,6 @@ class NumpyArrays:
     (none here); :class:`sipkl.torch_backend.TorchArrays` is the same on a torch device."""
 
     xp = np
-    device = None
 
     @staticmethod
     def asarray(x) -> np.ndarray:

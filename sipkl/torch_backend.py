@@ -43,7 +43,7 @@ def torch_arrays(device):
 
 class TorchArrays:
     """Arrays on one torch device: ``xp`` (the module whose functions the shared code calls:
-    ``torch``, as :data:`sipkl.nystrom.NUMPY_ARRAYS` has ``numpy``), :meth:`asarray` to the
+    ``torch``, as :class:`sipkl.nystrom.NumpyArrays` has ``numpy``), :meth:`asarray` to the
     device in double precision, :meth:`numpy` back to the CPU."""
 
     def __init__(self, torch, device):
@@ -76,7 +76,10 @@ class TorchFeatureGram(FeatureGram):
     def __init__(self, features, arrays: TorchArrays):
         super().__init__(features)
         self.arrays = arrays
-        self.device = arrays.device
+
+    @property
+    def device(self):
+        return self.arrays.device
 
     def block(self, rows: slice, Y) -> np.ndarray:
         return self.arrays.numpy(self.X[rows] @ Y.T)
