@@ -6,10 +6,12 @@ fit and one ``GridSearchCV(SVC(), 9 γ × 6 C, cv=5, n_jobs=k)`` on the same sta
 3 × 3 chessboard (2 signal + 8 noise dimensions, ``ikl_threads.board``), each in a fresh
 process, one after the other (imports excluded from the times); the ratio IKL / grid search
 of their wall times, and both test errors on 2000 points. The machine and its load are
-printed with the table: the ratios are only comparable within one run.
+printed with the table: the ratios are only comparable within one run. ``--ab CHECKOUT``
+(e.g. a ``git worktree`` of an earlier commit) also fits IKL from CHECKOUT right after each
+fit, and prints its time, rounds and the ratio of the two.
 
 Run:  .venv/bin/python benchmarks/ikl_boards.py [--n 1000] [--C 1 10 100] \\
-          [--noise uniform gaussian] [--seeds 0 1] [--n-jobs 1]
+          [--noise uniform gaussian] [--seeds 0 1] [--n-jobs 1] [--ab CHECKOUT]
 """
 from __future__ import annotations
 
@@ -30,12 +32,14 @@ def main(argv=None):
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--n-test", type=int, default=2000)
+    parser.add_argument("--ab", metavar="CHECKOUT", help="also fit IKL from CHECKOUT")
     args = parser.parse_args(argv)
+    ab_head = (" IKL at CHECKOUT (s) | its rounds | IKL / CHECKOUT |" if args.ab else "")
     print(f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
           f"load average {os.getloadavg()[0]:.2f} at the start; n_jobs = {args.n_jobs}")
     print("\n| n | noise | C | seed | IKL (s) | grid search (s) | IKL / grid | IKL error "
-          "| SVM error | IKL rounds | IKL status |")
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+          "| SVM error | IKL rounds | IKL status |" + ab_head)
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|" + "---:|" * (3 * bool(args.ab)))
     ratios = {}
     for n in args.n:
         for noise in args.noise:
@@ -51,10 +55,15 @@ def main(argv=None):
                     grid = grids[seed]
                     ratio = fit["wall"] / grid["wall"]
                     ratios.setdefault((n, noise), []).append(ratio)
+                    ab_cells = ""
+                    if args.ab:
+                        other = run("fit", spec, args.ab)
+                        ab_cells = (f" {other['wall']:.2f} | {other['rounds']} "
+                                    f"| {fit['wall'] / other['wall']:.2f} |")
                     print(f"| {n} | {noise} | {C:g} | {seed} | {fit['wall']:.2f} "
                           f"| {grid['wall']:.2f} | {ratio:.2f} | {fit['error']:.4f} "
-                          f"| {grid['error']:.4f} | {fit['rounds']} | {fit['status']} |",
-                          flush=True)
+                          f"| {grid['error']:.4f} | {fit['rounds']} | {fit['status']} |"
+                          + ab_cells, flush=True)
     print("\n| n | noise | IKL / grid: median | worst |")
     print("|---:|---|---:|---:|")
     for (n, noise), values in ratios.items():

@@ -64,10 +64,17 @@ TIGHTENED_SVM_ITERATIONS = 100
 #: (:meth:`HingeMKLNewton._exact_search`), and the steps that bracket J's minimum there
 EXACT_SEARCHES = 1
 EXACT_BRACKET = tuple(1e-10 * 4.0 ** k for k in range(17)) + (1.0,)
+#: an exact search stops where what is left to gain along the edge is below this fraction
+#: of the stop's resolution (far below it: the search is there to close the gap, J′ → 0)
+EXACT_GAIN_RTOL = 1e-3
 
 
 class _Unknown(Exception):
-    """libsvm ran out of iterations: J is unknown at that point."""
+    """libsvm ran out of iterations (or the solve's time did): J is unknown at that point."""
+
+
+class _Resolved(Exception):
+    """J's derivative along the edge is within the stop's resolution at the step ``args[0]``."""
 
 
 
@@ -241,9 +248,9 @@ class HingeMKLNewton(MasterBase):
     packed once per column (:class:`~sipkl.packed_gram.PackedGrams`, while they take at most
     ``packed_gram_bytes``, a budget of :mod:`sipkl.config`). On lazy Gram matrices each SVM
     is solved on a working set (:func:`combined_svm`) grown from the support of the SVM before it. Past its ``deadline``
-    (set by the engine from its ``time_limit``, see :class:`~sipkl.contracts.Master`) it takes
-    no further step and does not fall back to the QCQP master: it returns the current weights,
-    status ``iteration_limit``.
+    (set by the engine from its ``time_limit``, see :class:`~sipkl.contracts.Master`) it solves
+    no further SVM (of a step, a line search, the tightening or an exact search) and does not
+    fall back to the QCQP master: it returns the current weights, status ``iteration_limit``.
     """
 
     def __init__(self, y, C: float = 1.0, gap_tol: float = 1e-6, svm_tol: float = 1e-6,
@@ -307,8 +314,11 @@ class HingeMKLNewton(MasterBase):
                 continue
             if self._tighten(grams, steps):
                 continue
-            if self._exact_search(grams, steps, T):
+            if self._exact_search(grams, steps, T, resolution):
                 continue
+            if self._past_deadline():  # the line search stopped there
+                steps.end(Status.ITERATION_LIMIT, "time limit reached (gap not closed)")
+                break
             steps.end(Status.OPTIMAL_INACCURATE, "line search failed (gap not closed)",
                       stalled=True)
             break
@@ -345,7 +355,8 @@ class HingeMKLNewton(MasterBase):
         than the stop resolves; an accepted point becomes the steps' weights and SVM. False
         when none is accepted (or libsvm ran out of iterations: J unknown there)."""
         t = 1.0
-        while t == 1.0 or (t > 1e-10 and -t * slope > resolution):
+        while t == 1.0 or (t > 1e-10 and -t * slope > resolution
+                           and not self._past_deadline()):
             point = np.clip(steps.d + t * direction, 0.0, None)
             point /= point.sum()  # the SVM below is the one of the accepted point, exactly
             trial, trial_K_free = combined_svm(grams, point, self.y, self.C, steps.svm_tol,
@@ -365,7 +376,7 @@ class HingeMKLNewton(MasterBase):
         """After a failed line search at the given SVM tolerance (J is only as exact as
         libsvm): the SVM again, 100× tighter, with :data:`TIGHTENED_SVM_ITERATIONS` times the
         iterations it took; True when the steps may go on from it (once per solve)."""
-        if steps.svm_tol != self.svm_tol:
+        if steps.svm_tol != self.svm_tol or self._past_deadline():
             return False
         steps.svm_tol *= 1e-2
         steps.max_iter = TIGHTENED_SVM_ITERATIONS * max(steps.svm.iterations, len(self.y))
@@ -379,20 +390,30 @@ class HingeMKLNewton(MasterBase):
         steps.svm, steps.K_free = tight, tight_K_free
         return True
 
-    def _exact_search(self, grams, steps: "_NewtonSteps", T) -> bool:
+    def _exact_search(self, grams, steps: "_NewtonSteps", T, resolution) -> bool:
         """After the Armijo search failed at the tightened tolerance: the minimum of J along
         the Frank–Wolfe edge d(t) = d + t(e_v − d), v = argmax T, where J's derivative
-        −T(α(t))ᵀ(e_v − d) changes sign (Brent's root, bracketed by t = 10⁻¹⁰·4^k). Where J
-        curves sharply along the edge, the steps that Armijo tries from t = 1 gain less than
-        the stop resolves although the gap is still open (on a noisy chessboard at n = 1000:
-        gap 9·10⁻⁴ of J, J 1.5·10⁻⁵ above its minimum on the edge); there the gap closes in one
-        search, where the QCQP master took a minute. True when J decreased (at most
-        ``EXACT_SEARCHES`` per solve)."""
-        if steps.exact_searches >= EXACT_SEARCHES:
+        J′(t) = −T(α(t))ᵀ(e_v − d) changes sign (Brent's root). Where J curves sharply along
+        the edge, the steps that Armijo tries from t = 1 gain less than the stop resolves
+        although the gap is still open (on a noisy chessboard at n = 1000: gap 9·10⁻⁴ of J,
+        J 1.5·10⁻⁵ above its minimum on the edge); there the gap closes in one search, where
+        the QCQP master took a minute. True when J decreased (at most ``EXACT_SEARCHES`` per
+        solve).
+
+        The search ends at the first step where |J′| is at most ``resolution`` (what the
+        stop resolves), or where the steps around the minimum, t_l (J′ < 0) and t_r (J′ ≥ 0),
+        bound what is left to gain below ``EXACT_GAIN_RTOL·resolution``: J being convex
+        along the edge, J(t) − min J ≤ |J′(t)|·(t_r − t_l) at both ends. J′ is only as exact
+        as the SVMs and jumps where their dual is not unique (a kink of J); there Brent's
+        iteration would bisect down to 10⁻¹² of the bracket. Past the solve's deadline, no
+        further SVM is solved."""
+        if steps.exact_searches >= EXACT_SEARCHES or self._past_deadline():
             return False
         steps.exact_searches += 1
         edge = np.eye(len(steps.d))[np.argmax(T)] - steps.d
         found = {}
+        # the steps nearest the minimum with J′ < 0 and with J′ ≥ 0, and their |J′|
+        left, right = [0.0, T.max() - steps.d @ T], [np.inf, np.inf]
 
         def derivative(t):
             point = np.clip(steps.d + t * edge, 0.0, None)
@@ -403,11 +424,22 @@ class HingeMKLNewton(MasterBase):
                 raise _Unknown
             w = svm.alpha * self.y
             found[t] = (point, svm, K_free)
-            return float(-(0.5 * w @ grams.products(w)) @ edge)
+            slope = float(-(0.5 * w @ grams.products(w)) @ edge)
+            if slope < 0 and t > left[0]:
+                left[:] = t, -slope
+            if slope >= 0 and t < right[0]:
+                right[:] = t, slope
+            if abs(slope) <= resolution:
+                raise _Resolved(t)
+            if (right[0] - left[0]) * min(left[1], right[1]) <= EXACT_GAIN_RTOL * resolution:
+                raise _Resolved(left[0] if left[1] <= right[1] else right[0])
+            if self._past_deadline():
+                raise _Unknown
+            return slope
 
         try:
             low, high = 0.0, None
-            for t in EXACT_BRACKET:  # J's derivative is −gap < 0 at t = 0
+            for t in EXACT_BRACKET:  # J′(0) = −gap < 0
                 if derivative(t) >= 0:
                     high = t
                     break
@@ -417,7 +449,11 @@ class HingeMKLNewton(MasterBase):
             best = brentq(derivative, low, high, xtol=1e-12 * high, maxiter=50)
             if best not in found:
                 derivative(best)
-        except (_Unknown, RuntimeError):  # libsvm's iteration cap, Brent's
+        except _Resolved as resolved:
+            best = resolved.args[0]
+        except (_Unknown, RuntimeError):  # libsvm's iteration cap or the deadline, Brent's
+            return False
+        if best not in found:  # t = 0, never solved: the steps' own point
             return False
         point, svm, K_free = found[best]
         if not svm.objective < steps.svm.objective:
