@@ -8,7 +8,8 @@ process, one after the other (imports excluded from the times); the ratio IKL / 
 of their wall times, and both test errors on 2000 points. The machine and its load are
 printed with the table: the ratios are only comparable within one run. ``--ab CHECKOUT``
 (e.g. a ``git worktree`` of an earlier commit) also fits IKL from CHECKOUT right after each
-fit, and prints its time, rounds and the ratio of the two.
+fit, and prints its time, rounds, the ratio of the two, whether the two fits learned the same
+model (to the bit) and the SVMs of the Newton master's exact searches in each.
 
 Run:  .venv/bin/python benchmarks/ikl_boards.py [--n 1000] [--C 1 10 100] \\
           [--noise uniform gaussian] [--seeds 0 1] [--n-jobs 1] [--ab CHECKOUT]
@@ -20,7 +21,7 @@ import os
 import platform
 import statistics
 
-from ikl_threads import run
+from ikl_threads import run, same_model
 
 
 def main(argv=None):
@@ -34,12 +35,13 @@ def main(argv=None):
     parser.add_argument("--n-test", type=int, default=2000)
     parser.add_argument("--ab", metavar="CHECKOUT", help="also fit IKL from CHECKOUT")
     args = parser.parse_args(argv)
-    ab_head = (" IKL at CHECKOUT (s) | its rounds | IKL / CHECKOUT |" if args.ab else "")
+    ab_head = (" IKL at CHECKOUT (s) | its rounds | IKL / CHECKOUT | same model "
+               "| SVMs in exact searches: IKL / CHECKOUT |" if args.ab else "")
     print(f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}; "
           f"load average {os.getloadavg()[0]:.2f} at the start; n_jobs = {args.n_jobs}")
     print("\n| n | noise | C | seed | IKL (s) | grid search (s) | IKL / grid | IKL error "
           "| SVM error | IKL rounds | IKL status |" + ab_head)
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|" + "---:|" * (3 * bool(args.ab)))
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|" + "---:|---:|---:|---|---:|" * bool(args.ab))
     ratios = {}
     for n in args.n:
         for noise in args.noise:
@@ -59,7 +61,10 @@ def main(argv=None):
                     if args.ab:
                         other = run("fit", spec, args.ab)
                         ab_cells = (f" {other['wall']:.2f} | {other['rounds']} "
-                                    f"| {fit['wall'] / other['wall']:.2f} |")
+                                    f"| {fit['wall'] / other['wall']:.2f} "
+                                    f"| {'yes' if same_model(fit, other) else 'no'} "
+                                    f"| {fit['svms']['exact_search']} / "
+                                    f"{other['svms']['exact_search']} |")
                     print(f"| {n} | {noise} | {C:g} | {seed} | {fit['wall']:.2f} "
                           f"| {grid['wall']:.2f} | {ratio:.2f} | {fit['error']:.4f} "
                           f"| {grid['error']:.4f} | {fit['rounds']} | {fit['status']} |"

@@ -5,8 +5,8 @@ n training points and 10 000 test points. Each cell runs in a fresh subprocess a
 its wall time, peak resident memory (``ru_maxrss``, imports included) and test accuracy:
 
 * ``nystrom``: ``IKLClassifier(family=GaussianARD(), C=C, n_landmarks=q, random_state=seed,
-  time_limit=T, n_jobs=k, device=…)`` on all n points, with its status, rounds, kernels and
-  exact-kernel gap, once for each of ``--devices`` (``numpy``: the default, ``device=None``;
+  time_limit=T, n_jobs=k, device=…)`` on all n points, with its status, rounds, kernels,
+  the Newton master's SVM solves (and those of its exact searches) and exact-kernel gap, once for each of ``--devices`` (``numpy``: the default, ``device=None``;
   else a PyTorch device such as ``cuda``, whose peak memory is reported beside the process's);
   with ``--warm-start m k``, first exact IKL with ``max_iter=k`` on the first m points, then
   ``warm_start=True`` on all n (the time is both fits');
@@ -70,6 +70,8 @@ else:
                           f"{{len(model.kernel_)}} kernels, {{time.perf_counter() - t0:.1f}} s")
         model.set_params(n_landmarks=landmarks, device={device!r}, max_iter={max_iter},
                          warm_start=True)
+    from ikl_threads import count_newton_svms
+    svms = count_newton_svms()  # of the fit below
     if {profile}:
         import cProfile, pstats
         profiler = cProfile.Profile()
@@ -78,7 +80,8 @@ else:
     else:
         model.fit(*data)
     extra["status"] = (f"{{model.result_.status.value}}, {{model.n_iter_}} it., "
-                       f"{{len(model.kernel_)}} kernels")
+                       f"{{len(model.kernel_)}} kernels, {{svms['all']}} SVMs "
+                       f"({{svms['exact_search']}} in exact searches)")
     if landmarks:
         extra["status"] += f", exact-kernel gap {{model.exact_kernel_gap_:.3g}}"
     if landmarks and {device!r} is not None and {device!r}.startswith("cuda"):

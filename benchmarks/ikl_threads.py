@@ -111,6 +111,27 @@ def board(n: int, n_test: int, seed: int, noise: str = "uniform"):
     return chessboard(n, n_test, 3, seed, n_noise=8, noise=noise)
 
 
+def count_newton_svms() -> dict:
+    """Count, from now on in this process, the Newton hinge master's SVM solves (``"all"``)
+    and those of its exact searches along a Frank–Wolfe edge (``"exact_search"``)."""
+    from sipkl.masters import hinge
+    svms = {"all": 0, "exact_search": 0}
+    solve_svm, exact_search = hinge.combined_svm, hinge.HingeMKLNewton._exact_search
+
+    def counted_svm(*a, **k):
+        svms["all"] += 1
+        return solve_svm(*a, **k)
+
+    def counted_search(self, *a, **k):
+        before = svms["all"]
+        try:
+            return exact_search(self, *a, **k)
+        finally:
+            svms["exact_search"] += svms["all"] - before
+    hinge.combined_svm, hinge.HingeMKLNewton._exact_search = counted_svm, counted_search
+    return svms
+
+
 def fit(spec) -> dict:
     """One IKL fit in this process: times, split, model fingerprint. The environment
     variable ``IKL_THREADS_HIDE`` (names, comma-separated) hides installed modules, to try
@@ -148,6 +169,7 @@ def fit(spec) -> dict:
         qcqp_calls[0] += 1
         return qcqp_solve(self, *a, **k)
     HingeMKLQCQP.solve = counted_qcqp
+    svms = count_newton_svms()
     params = dict(family=GaussianARD(), C=spec["C"], random_state=spec["seed"])
     if spec["polish"] != "ipopt":
         params["oracle"] = MultiStartOracle(method=spec["polish"])
@@ -182,7 +204,7 @@ def fit(spec) -> dict:
         "columns": [[float(v) for v in c.theta] for c in model.kernel_.columns],
         "weights": [float(w) for w in model.kernel_.weights],
         "error": float(1 - model.score(X_test, y_test)),
-        "qcqp": qcqp_calls[0], "profile": profile,
+        "qcqp": qcqp_calls[0], "svms": svms, "profile": profile,
         "stand_ins": stood_in, "cyipopt": box_nlp.IPOPT_IMPORT_ERROR is None
         if hasattr(box_nlp, "IPOPT_IMPORT_ERROR") else None,
         "package": os.path.dirname(sipkl.__file__), "python": sys.version.split()[0],
