@@ -41,7 +41,8 @@ def main(argv=None):
           f"load average {os.getloadavg()[0]:.2f} at the start; n_jobs = {args.n_jobs}")
     print("\n| n | noise | C | seed | IKL (s) | grid search (s) | IKL / grid | IKL error "
           "| SVM error | IKL rounds | IKL status |" + ab_head)
-    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|" + "---:|---:|---:|---|---:|" * bool(args.ab))
+    print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+          + "---:|---:|---:|---|---:|" * bool(args.ab))
     ratios = {}
     for n in args.n:
         for noise in args.noise:

@@ -6,8 +6,9 @@ its wall time, peak resident memory (``ru_maxrss``, imports included) and test a
 
 * ``nystrom``: ``IKLClassifier(family=GaussianARD(), C=C, n_landmarks=q, random_state=seed,
   time_limit=T, n_jobs=k, device=…)`` on all n points, with its status, rounds, kernels,
-  the Newton master's SVM solves (and those of its exact searches) and exact-kernel gap, once for each of ``--devices`` (``numpy``: the default, ``device=None``;
-  else a PyTorch device such as ``cuda``, whose peak memory is reported beside the process's);
+  the Newton master's SVM solves (and those of its exact searches) and exact-kernel gap,
+  once for each of ``--devices`` (``numpy``: the default, ``device=None``; else a PyTorch
+  device such as ``cuda``, whose peak memory is reported beside the process's);
   with ``--warm-start m k``, first exact IKL with ``max_iter=k`` on the first m points, then
   ``warm_start=True`` on all n (the time is both fits');
 * ``exact``: the same without ``n_landmarks`` and with no time limit on the first

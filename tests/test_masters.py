@@ -377,7 +377,8 @@ def test_newton_master_on_repeated_samples_and_equal_columns():
     assert rel(fast.objective, ref.objective) < REL
 
 
-def test_newton_master_backtracks_only_to_what_its_stop_resolves(monkeypatch):
+@pytest.mark.parametrize("units", [1.0, 1e3])
+def test_newton_master_backtracks_only_to_what_its_stop_resolves(monkeypatch, units):
     """breast-cancer, split 0 of ``ikl_table1`` with C = 0.1, the third round of IKL over
     ``GaussianARD`` (``tests/data/breast_cancer_split0_ard.npz``: standardized training set,
     the 8 columns' scales, the warm start). The SVM dual is not unique there, no Newton step
@@ -388,12 +389,13 @@ def test_newton_master_backtracks_only_to_what_its_stop_resolves(monkeypatch):
     tightened once, one exact search runs along the Frank–Wolfe edge (J′ jumps there: it
     ends where what is left to gain is far below the stop's resolution, see
     ``EXACT_GAIN_RTOL``), and the QCQP master (the reference) answers: 26 libsvm solves (60
-    before the exact search; 77 while it bisected the jump down to 10⁻¹² of its bracket)."""
+    before the exact search; 77 while it bisected the jump down to 10⁻¹² of its bracket). The
+    same with X in other units (·10³, the scales /10⁶)."""
     import sipkl.masters.hinge as hinge
     data = np.load(Path(__file__).parent / "data" / "breast_cancer_split0_ard.npz")
-    X, y, C = data["X"], data["y"], float(data["C"])
+    X, y, C = data["X"] * units, data["y"], float(data["C"])
     diff2 = (X[:, None, :] - X[None, :, :]) ** 2
-    grams = [np.exp(-diff2 @ theta) for theta in data["thetas"]]
+    grams = [np.exp(-diff2 @ (theta / units ** 2)) for theta in data["thetas"]]
     tolerances = []
     real = hinge.solve_svm_dual
     monkeypatch.setattr(hinge, "solve_svm_dual", lambda K, y_, C_, tol, **k: tolerances.append(

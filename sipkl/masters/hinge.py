@@ -74,7 +74,8 @@ class _Unknown(Exception):
 
 
 class _Resolved(Exception):
-    """J's derivative along the edge is within the stop's resolution at the step ``args[0]``."""
+    """The exact search's answer is the step ``args[0]``: J′ is within the stop's resolution
+    there, or what is left to gain along the edge is far below it."""
 
 
 
