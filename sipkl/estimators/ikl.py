@@ -155,8 +155,8 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y):
         family, oracle = make_family(self.family), make_oracle(self.oracle)
-        previous = ((self.classes_, self._kernels())
-                    if self.warm_start and hasattr(self, "kernel_") else None)
+        previous = ((self.classes_, [e.kernel for e in self.expansions_])
+                    if self.warm_start and hasattr(self, "expansions_") else None)
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_ = check_classes(y)
         targets = one_vs_rest(y, self.classes_)
@@ -197,10 +197,6 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
             self.exact_kernel_gap_ = gaps[0] if len(gaps) == 1 else np.array(gaps)
         return self
 
-    def _kernels(self) -> list:
-        """The learned kernels, one per binary problem."""
-        return self.kernel_ if isinstance(self.kernel_, list) else [self.kernel_]
-
     def _start_columns(self, family, X, n_targets: int, previous) -> list:
         """The initial columns of each binary problem: the family's default point, or with
         ``previous`` = (classes, learned kernels) of a fit to continue (``warm_start``) each
@@ -215,8 +211,8 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         members = family.members(X.shape[1])
         for kernel in kernels:
             for column in kernel.columns:
-                lower, _ = column.family.param_bounds(X.shape[1])
-                if column.family not in members or len(column.theta) != len(lower):
+                if (column.family not in members
+                        or len(column.theta) != column.family.n_params(X.shape[1])):
                     raise ValueError(f"warm_start: the previous fit's column {column} is not "
                                      f"of the family {family!r} on {X.shape[1]} features")
         return [list(kernel.columns) for kernel in kernels]
