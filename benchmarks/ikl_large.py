@@ -15,12 +15,16 @@ its wall time, peak resident memory (``ru_maxrss``, imports included) and test a
   ``--subsample`` points;
 * ``rff``: random Fourier features (scikit-learn's ``RBFSampler``, ``--rff-components``)
   and ``LinearSVC``, γ and C tuned on a 20 % hold-out over the grid of ``ikl_boards.py``
-  (9 γ × 6 C), refitted on all n points.
+  (9 γ × 6 C), refitted on all n points;
+* ``gpytorch``: GPyTorch's sparse variational GP classifier with ARD widths
+  (``gpytorch_peer.py``: ``--gp-inducing`` points, ``--gp-epochs`` passes of Adam over
+  minibatches, stopped at ``--time-limit``; on each of ``--devices``, torch's threads
+  ``--n-jobs``, all cores for −1).
 
 Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/ikl_large.py --n 10000 \\
           [--methods nystrom exact rff] [--landmarks 200] [--time-limit 900] \\
           [--max-iter 50] [--profile 40] [--n-jobs 1] [--devices numpy cuda] \\
-          [--warm-start 3000 5]
+          [--warm-start 3000 5] [--gp-inducing 500] [--gp-epochs 50]
 """
 from __future__ import annotations
 
@@ -29,9 +33,12 @@ import json
 import subprocess
 import sys
 import time
+from importlib.util import find_spec
 from pathlib import Path
 
-METHODS = ("nystrom", "exact", "rff")
+METHODS = ("nystrom", "exact", "rff", "gpytorch")
+#: the methods that run on each of ``--devices``
+ON_DEVICES = ("nystrom", "gpytorch")
 
 CELL = """
 import json, resource, sys, time
@@ -54,6 +61,18 @@ if {method!r} == "rff":
     best = max(scores, key=scores.get)
     model = model_of(*best).fit(X, y)
     extra = {{"status": f"gamma = {{best[0]:.3g}}, C = {{best[1]:g}}"}}
+elif {method!r} == "gpytorch":
+    import os
+    from gpytorch_peer import SVGPClassifier
+    model = SVGPClassifier(inducing={inducing}, epochs={epochs}, time_limit={time_limit},
+                           device={device!r} or "cpu", random_state={seed},
+                           threads=os.cpu_count() if {n_jobs} == -1 else {n_jobs}).fit(X, y)
+    extra = {{"status": f"{{model.epochs_}} epochs, {inducing} inducing points, lengths "
+                        + " ".join(f"{{v:.2g}}" for v in model.lengthscales())}}
+    if ({device!r} or "").startswith("cuda"):
+        import torch
+        extra["status"] += (f", GPU peak {{torch.cuda.max_memory_allocated() / 2 ** 20:.0f}}"
+                            " MB")
 else:
     import warnings
     from sipkl import GaussianARD, IKLClassifier
@@ -102,7 +121,8 @@ def run_cell(method, args, n, device=None):
                        method=method, C=args.C, landmarks=args.landmarks,
                        subsample=args.subsample, time_limit=args.time_limit,
                        components=args.rff_components, max_iter=args.max_iter,
-                       profile=args.profile)
+                       profile=args.profile, inducing=args.gp_inducing,
+                       epochs=args.gp_epochs)
     t0 = time.perf_counter()
     try:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -131,14 +151,19 @@ def main(argv=None):
     parser.add_argument("--warm-start", type=int, nargs=2, metavar=("POINTS", "ROUNDS"),
                         help="nystrom: continue from exact IKL on the first POINTS points")
     parser.add_argument("--devices", nargs="+", default=["numpy"],
-                        help="where the nystrom cells compute: numpy, or PyTorch devices")
-    parser.add_argument("--methods", nargs="+", default=list(METHODS), choices=METHODS)
+                        help="where the nystrom and gpytorch cells compute: numpy (for "
+                             "gpytorch: torch's CPU), or PyTorch devices")
+    parser.add_argument("--gp-inducing", type=int, default=500)
+    parser.add_argument("--gp-epochs", type=int, default=50)
+    parser.add_argument("--methods", nargs="+", choices=METHODS,
+                        default=[m for m in METHODS if m != "gpytorch" or find_spec(m)],
+                        help="default: all, gpytorch where it is installed")
     args = parser.parse_args(argv)
     print("| n | method | time (s) | peak memory (MB) | test accuracy | status |")
     print("|---:|---|---:|---:|---:|---|")
     for n in args.n:
         for method, device in [(m, d) for m in args.methods
-                               for d in (args.devices if m == "nystrom" else ["numpy"])]:
+                               for d in (args.devices if m in ON_DEVICES else ["numpy"])]:
             label = method if device == "numpy" else f"{method} ({device})"
             cell = run_cell(method, args, n, None if device == "numpy" else device)
             if "timeout" in cell:
