@@ -1,15 +1,15 @@
 """A peer of IKL at large n: a sparse variational Gaussian-process classifier with ARD.
 
-GPyTorch's SVGP (Hensman, Matthews & Ghahramani 2015), the way its documentation fits one
-to 10⁴–10⁶ points: the latent f ~ GP(c, s·k_ARD), k_ARD(x, x′) = exp(−½ Σ_d (x_d − x′_d)²/ℓ_d²)
+GPyTorch's SVGP (Hensman, Matthews & Ghahramani 2015), as GPyTorch's own SVGP example fits
+one: the latent f ~ GP(c, s·k_ARD), k_ARD(x, x′) = exp(−½ Σ_d (x_d − x′_d)²/ℓ_d²)
 with one length ℓ_d per dimension (the widths IKL's GaussianARD learns, θ_d = 1/(2ℓ_d²)),
 q inducing points (a random subset of the training points, then learned), a Cholesky
 variational distribution, the Bernoulli likelihood (probit), and Adam on the evidence lower
 bound over minibatches — every hyperparameter learned by the bound, locally. A point is
 classified by the sign of its predictive mean minus ½.
 
-Needs PyTorch and GPyTorch (not dependencies of sipkl: ``pip install gpytorch``); used by
-``ikl_large.py --methods gpytorch``.
+Needs PyTorch and GPyTorch (not dependencies of sipkl: the extra ``peers``, ``pip install -e
+'.[peers]'``); used by ``ikl_large.py --methods gpytorch``.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class SVGPClassifier:
     after ``time_limit`` seconds (checked after each minibatch); ``device`` a torch device,
     ``threads`` torch's intra-op threads. ``epochs_`` is what the fit ran."""
 
-    def __init__(self, inducing: int = 500, epochs: int = 20, batch_size: int = 1024,
+    def __init__(self, inducing: int = 500, epochs: int = 50, batch_size: int = 1024,
                  lr: float = 0.01, time_limit: float = None, device: str = "cpu",
                  threads: int = 1, random_state: int = 0):
         self.inducing, self.epochs, self.batch_size, self.lr = inducing, epochs, batch_size, lr
