@@ -91,6 +91,17 @@ def breast_cancer_subsample(seed=1, per_class=40):
     return X, np.where(y[idx] == 1, 1.0, -1.0)
 
 
+def ard_round(name: str, units: float = 1.0):
+    """The third round of IKL over ``GaussianARD`` saved in ``tests/data/{name}.npz`` (the
+    standardized training set X, y, C, the columns' scales and the warm start): the npz data,
+    X in ``units`` (X·units), its squared differences per dimension and the columns' Gram
+    matrices (the scales /units², the same matrices in any units)."""
+    data = np.load(Path(__file__).parent / "data" / f"{name}.npz")
+    X = data["X"] * units
+    diff2 = (X[:, None, :] - X[None, :, :]) ** 2
+    return data, X, diff2, [np.exp(-diff2 @ (theta / units ** 2)) for theta in data["thetas"]]
+
+
 def random_binary(seed, n=70, dim=4):
     """A noisy problem with structure at two length scales (a coarse and a fine one), so that
     optimal kernel combinations often mix several widths."""
@@ -392,10 +403,8 @@ def test_newton_master_backtracks_only_to_what_its_stop_resolves(monkeypatch, un
     before the exact search; 77 while it bisected the jump down to 10⁻¹² of its bracket). The
     same with X in other units (·10³, the scales /10⁶)."""
     import sipkl.masters.hinge as hinge
-    data = np.load(Path(__file__).parent / "data" / "breast_cancer_split0_ard.npz")
-    X, y, C = data["X"] * units, data["y"], float(data["C"])
-    diff2 = (X[:, None, :] - X[None, :, :]) ** 2
-    grams = [np.exp(-diff2 @ (theta / units ** 2)) for theta in data["thetas"]]
+    data, _, _, grams = ard_round("breast_cancer_split0_ard", units)
+    y, C = data["y"], float(data["C"])
     tolerances = []
     real = hinge.solve_svm_dual
     monkeypatch.setattr(hinge, "solve_svm_dual", lambda K, y_, C_, tol, **k: tolerances.append(
@@ -444,10 +453,8 @@ def test_no_qcqp_fallback_past_the_deadline(monkeypatch):
     status ``iteration_limit`` and the QCQP master is not started."""
     import types
     import sipkl.masters.hinge as hinge
-    data = np.load(Path(__file__).parent / "data" / "titanic_split1_ard.npz")
-    X, y, C = data["X"], data["y"], float(data["C"])
-    diff2 = (X[:, None, :] - X[None, :, :]) ** 2
-    grams = [np.exp(-diff2 @ theta) for theta in data["thetas"]]
+    data, _, _, grams = ard_round("titanic_split1_ard")
+    y, C = data["y"], float(data["C"])
     calls = []
     monkeypatch.setattr(hinge, "time", types.SimpleNamespace(
         perf_counter=lambda: calls.append(None) or (0.0 if len(calls) <= budget else 2.0)))
@@ -476,10 +483,8 @@ def test_no_svm_solved_past_the_deadline(monkeypatch, passes_at):
     does not finish: 5 and 24 SVMs when it did), and the solve ends with status
     ``iteration_limit``, no QCQP master started."""
     import sipkl.masters.hinge as hinge
-    data = np.load(Path(__file__).parent / "data" / "breast_cancer_split0_ard.npz")
-    X, y, C = data["X"], data["y"], float(data["C"])
-    diff2 = (X[:, None, :] - X[None, :, :]) ** 2
-    grams = [np.exp(-diff2 @ theta) for theta in data["thetas"]]
+    data, _, _, grams = ard_round("breast_cancer_split0_ard")
+    y, C = data["y"], float(data["C"])
     master, solved = HingeMKLNewton(y, C), []
     real = hinge.combined_svm
 
@@ -505,11 +510,9 @@ def test_newton_master_bounds_libsvm_at_the_tightened_tolerance(monkeypatch):
     of iterations; one that runs out of them ends the steps, and the QCQP master (the
     reference) answers."""
     import sipkl.masters.hinge as hinge
-    data = np.load(Path(__file__).parent / "data" / "titanic_split1_ard.npz")
-    X, y, C = data["X"], data["y"], float(data["C"])
+    data, X, _, grams = ard_round("titanic_split1_ard")
+    y, C = data["y"], float(data["C"])
     assert len(np.unique(X, axis=0)) < 15
-    diff2 = (X[:, None, :] - X[None, :, :]) ** 2
-    grams = [np.exp(-diff2 @ theta) for theta in data["thetas"]]
     iterations = {}  # libsvm's, by tolerance
     real = hinge.solve_svm_dual
 
@@ -535,10 +538,8 @@ def test_newton_master_starts_from_its_last_svm_after_tightening(monkeypatch):
     working set grown from scratch took 40 s a round), not from scratch, and ends at the
     QCQP master's optimum."""
     import sipkl.masters.hinge as hinge
-    data = np.load(Path(__file__).parent / "data" / "titanic_split1_ard.npz")
-    X, y, C = data["X"], data["y"], float(data["C"])
-    diff2 = (X[:, None, :] - X[None, :, :]) ** 2
-    grams = [np.exp(-diff2 @ theta) for theta in data["thetas"]]
+    data, _, diff2, grams = ard_round("titanic_split1_ard")
+    y, C = data["y"], float(data["C"])
     master = HingeMKLNewton(y, C)
     first = master.solve(grams, data["weights"])
     assert any("tightened" in a.message for a in first.attempts)
