@@ -9,7 +9,7 @@ coordinates) — each row of the table times, in one process, one thread:
   against the lower triangle and its mirror image (:func:`~sipkl.lazy_gram.combined_gram`);
 * ``grown``: K(d) on G × G, G = S with |S|/2 more points, formed again on G
   (``_combined_on(positive, G)``) against the rows of the new points only, the rest copied
-  from K(d) on S, already formed for the SVM on S (``_grown_gram``).
+  from K(d) on S, already formed for the SVM on S (``_next_gram``).
 
 The median of ``--repeats`` runs, and the largest difference of the two results.
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from sipkl import GaussianARD
 from sipkl.lazy_gram import LazyGram, _add_all, combined_gram
-from sipkl.masters.working_set import _combined_on, _grown_gram
+from sipkl.masters.working_set import _combined_on, _next_gram
 from sipkl.nystrom import FeatureGram
 from sipkl.threads import one_blas_thread
 
@@ -71,7 +71,7 @@ def main(argv=None):
                      lambda: _add_all(np.zeros((size, size)), list(zip(square, d))),
                      lambda: combined_gram(square, d)),
                     ("grown", lambda: _combined_on(positive, grown),
-                     lambda: _grown_gram(positive, index, K_S, grown))]
+                     lambda: _next_gram(positive, index, K_S, grown))]
                 for name, before, now in rows:
                     t_before, K_before = median_time(before, args.repeats)
                     t_now, K_now = median_time(now, args.repeats)

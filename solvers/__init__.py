@@ -22,9 +22,10 @@ from .cvx import solve_cvxpy
 from .dc import maximize_exp_sum
 from .nlp import minimize_nlp
 from .simplex_qp import minimize_simplex_qp
-from .svm import SVMSolution, solve_bordered, solve_svm_dual, svm_on_active_set, violating_pair
+from .svm import (SV_RTOL, SVMSolution, free_support_vectors, solve_bordered, solve_svm_dual,
+                  svm_on_active_set, svm_on_sets_of, violating_pair)
 
 __all__ = ["Attempt", "SOLVER_FAILURES", "SolverError", "Status", "ascend_box", "maximize_box",
            "maximize_exp_sum", "minimize_nlp", "minimize_simplex_qp", "newton_box",
            "solve_bordered", "solve_cvxpy", "SVMSolution", "solve_svm_dual", "svm_on_active_set",
-           "violating_pair"]
+           "violating_pair", "SV_RTOL", "free_support_vectors", "svm_on_sets_of"]

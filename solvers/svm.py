@@ -112,6 +112,23 @@ def solve_bordered(M: np.ndarray, u: np.ndarray, R: np.ndarray, r, factor=None):
     return (Z[:, 0], float(b[0])) if R.ndim == 1 else (Z, b)
 
 
+#: α_i ≤ SV_RTOL·C is 0 (not a support vector), α_i ≥ (1 − SV_RTOL)·C is at the bound C; the
+#: free support vectors lie strictly between. Above the accuracy of interior-point duals (the
+#: QCQP master), far below any α that moves the price.
+SV_RTOL = 1e-6
+
+
+def free_support_vectors(alpha, C) -> np.ndarray:
+    """Mask of the free support vectors, SV_RTOL·C < α_i < (1 − SV_RTOL)·C."""
+    return (alpha > SV_RTOL * C) & (alpha < (1 - SV_RTOL) * C)
+
+
+def svm_on_sets_of(K, y, C: float, alpha, tol: float):
+    """:func:`svm_on_active_set` from the sets of ``alpha`` (free, at C), or ``None``."""
+    return svm_on_active_set(K, y, C, free_support_vectors(alpha, C),
+                             alpha >= (1 - SV_RTOL) * C, tol)
+
+
 def svm_on_active_set(K: np.ndarray, y: np.ndarray, C: float, free: np.ndarray,
                       upper: np.ndarray, tol: float = 1e-6, max_rounds: int = ACTIVE_SET_ROUNDS):
     """The SVM dual for ``K`` by primal-dual active-set steps from the sets of a nearby

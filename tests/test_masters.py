@@ -427,7 +427,7 @@ def test_newton_steps_stalled_at_a_small_gap_are_optimal_without_the_qcqp(monkey
     the stall recorded, without starting the QCQP master, and its J is the QCQP master's
     (solved afterwards); the same with X in other units (·10³, the scales /10⁶)."""
     import sipkl.masters.hinge as hinge
-    monkeypatch.setattr(hinge, "svm_on_active_set", lambda *args: None)
+    monkeypatch.setattr(hinge, "svm_on_sets_of", lambda *args: None)
     X, y = breast_cancer_subsample()
     d2 = cdist(X * units, X * units, "sqeuclidean") / X.shape[1]
     grams = [np.exp(-s / units ** 2 * d2) for s in (0.1, 0.3, 1.0, 3.0, 10.0)]
@@ -570,7 +570,7 @@ def test_newton_master_on_active_set_svms_is_the_libsvm_master(monkeypatch, seed
         *a, **k))
     fast = HingeMKLNewton(y, 10.0).solve(grams)
     fast_calls = len(calls)
-    monkeypatch.setattr(hinge, "svm_on_active_set", lambda *args: None)
+    monkeypatch.setattr(hinge, "svm_on_sets_of", lambda *args: None)
     plain = HingeMKLNewton(y, 10.0).solve(grams)
     assert fast.status.value == plain.status.value == "optimal"
     assert fast_calls < len(calls) - fast_calls

@@ -7,7 +7,7 @@ from sipkl.contracts import Column
 from sipkl.lazy_gram import LazyGram
 from sipkl.masters.hinge import HingeMKLNewton
 from sipkl.masters.lp_norm import HingeMKLLpNorm
-from sipkl.masters.working_set import (_combined_on, _grown_gram, first_working_set,
+from sipkl.masters.working_set import (_combined_on, _next_gram, first_working_set,
                                        svm_on_working_set)
 from sipkl.solvers import solve_svm_dual
 from sipkl.workspace import Workspace
@@ -103,16 +103,19 @@ def test_hinge_master_on_a_working_set_is_the_cached_solution(small_start, budge
     assert lazy.gap <= 1e-6 * abs(lazy.objective)
 
 
-def test_grown_working_set_computes_only_the_new_points_rows(kernel_values):
-    """K(d) on the grown set G ⊃ S, from K(d) on S: the sum formed densely, over a lazy and a
-    cached column, while the lazy one computes |G \\ S|·|G| entries, not |G|²."""
+@pytest.mark.parametrize("dropped", [0, 5])
+def test_next_working_set_computes_only_the_new_points_rows(kernel_values, dropped):
+    """K(d) on the next set G from K(d) on S — G ⊃ S, or G without some points of S (those
+    with α_i = 0) — against the sum formed densely, over a lazy and a cached column, while
+    the lazy one computes |G ∖ S|·|G| entries, not |G|²."""
     X, _ = chessboard(60, seed=1)
     dense = [gaussian(X, np.asarray(t, dtype=float)) for t in THETAS[:2]]
     positive = [(LazyGram(GaussianARD(), THETAS[0], X), 0.6), (dense[1], 0.4)]
     K = 0.6 * dense[0] + 0.4 * dense[1]
-    index, grown = np.arange(0, 60, 4), np.union1d(np.arange(0, 60, 4), [1, 2, 33, 59])
+    index = np.arange(0, 60, 4)
+    following = np.union1d(np.delete(index, np.arange(0, 2 * dropped, 2)), [1, 2, 33, 59])
     K_S = _combined_on(positive, index)
     before = len(kernel_values)
-    K_G = _grown_gram(positive, index, K_S, grown)
-    np.testing.assert_allclose(K_G, K[np.ix_(grown, grown)], rtol=1e-12, atol=1e-14)
-    assert sum(kernel_values[before:]) == 4 * len(grown)
+    K_G = _next_gram(positive, index, K_S, following)
+    np.testing.assert_allclose(K_G, K[np.ix_(following, following)], rtol=1e-12, atol=1e-14)
+    assert sum(kernel_values[before:]) == 4 * len(following)

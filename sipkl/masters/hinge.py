@@ -31,8 +31,9 @@ from ..config import budget
 from ..contracts import MasterBase, MasterSolution
 from ..gram_storage import gram_storage
 from ..packed_gram import PackedGrams
-from ..solvers import (Attempt, Status, SVMSolution, minimize_simplex_qp, solve_cvxpy,
-                       solve_bordered, solve_svm_dual, svm_on_active_set)
+from ..solvers import (SV_RTOL, Attempt, Status, SVMSolution, free_support_vectors,
+                       minimize_simplex_qp, solve_bordered, solve_cvxpy, solve_svm_dual,
+                       svm_on_sets_of)
 from ..solvers.cvx import DEFAULT_SOLVERS
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
@@ -40,11 +41,6 @@ from .common import CVXPY_LOCK, SVM_LOCK, simplex_start
 from .models import HingeModel
 from .working_set import svm_on_working_set
 
-
-#: α_i ≤ SV_RTOL·C is 0 (not a support vector), α_i ≥ (1 − SV_RTOL)·C is at the bound C; the
-#: free support vectors lie strictly between. Above the accuracy of interior-point duals (the
-#: QCQP master), far below any α that moves the price.
-SV_RTOL = 1e-6
 
 
 #: Newton steps that stall (no step descends: J is only as exact as libsvm) with the gap at
@@ -79,11 +75,6 @@ class _Resolved(Exception):
 
 
 
-def _free(alpha, C) -> np.ndarray:
-    """Mask of the free support vectors, SV_RTOL·C < α_i < (1 − SV_RTOL)·C."""
-    return (alpha > SV_RTOL * C) & (alpha < (1 - SV_RTOL) * C)
-
-
 def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1):
     """The SVM (libsvm, tolerance ``tol``, at most ``max_iter`` iterations) for
     K(d) = Σ d_m K_m of the :class:`~sipkl.gram_storage.GramStorage` ``grams``, and K(d) on
@@ -101,24 +92,19 @@ def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = 
     K(d) only on that set)."""
     if grams.lazy and len(y) > budget("working_set_min_n"):
         svm, index, K_S = svm_on_working_set(grams, d, y, C, tol, start, max_iter)
-        free = np.flatnonzero(_free(svm.alpha[index], C))
+        free = np.flatnonzero(free_support_vectors(svm.alpha[index], C))
         return svm, K_S[np.ix_(free, free)]
     Kd = grams.combined(d)
-    svm = None if start is None else _on_active_sets(Kd, y, C, start, tol)
+    svm = None if start is None else svm_on_sets_of(Kd, y, C, start, tol)
     if svm is None:
         with SVM_LOCK:  # one at a time across threads (sipkl.masters.common)
             svm = solve_svm_dual(Kd, y, C, tol=tol, max_iter=max_iter)
-        exact = _on_active_sets(Kd, y, C, svm.alpha, tol) if svm.status.usable else None
+        exact = svm_on_sets_of(Kd, y, C, svm.alpha, tol) if svm.status.usable else None
         if exact is not None:
             svm = replace(exact, attempts=svm.attempts + exact.attempts,
                           iterations=svm.iterations)
-    free = np.flatnonzero(_free(svm.alpha, C))
+    free = np.flatnonzero(free_support_vectors(svm.alpha, C))
     return svm, Kd[np.ix_(free, free)]
-
-
-def _on_active_sets(K, y, C: float, alpha, tol: float):
-    """:func:`~sipkl.solvers.svm_on_active_set` from the sets of ``alpha`` (free, at C)."""
-    return svm_on_active_set(K, y, C, _free(alpha, C), alpha >= (1 - SV_RTOL) * C, tol)
 
 
 @dataclass
@@ -214,7 +200,7 @@ def _factor(K):
 
 def _bias(alpha, y, C, Kd):
     """b from the KKT conditions: y_i − (K(d) (α∘y))_i on free support vectors."""
-    free = _free(alpha, C)
+    free = free_support_vectors(alpha, C)
     rows = free if free.any() else alpha > 0
     g = y[rows] - Kd[rows] @ (alpha * y)
     return float(np.median(g)) if rows.any() else 0.0
@@ -558,7 +544,7 @@ class HingeMKLNewton(MasterBase):
         Cholesky factor Y L Y — the numbers of L with their signs changed, the bits of
         factoring Q_FF — and is not factored again."""
         y, C = self.y, self.C
-        F = np.flatnonzero(_free(alpha, C))
+        F = np.flatnonzero(free_support_vectors(alpha, C))
         if F.size == 0:
             return np.zeros((len(d), len(d)))
         yF = y[F]
