@@ -114,12 +114,11 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: 
     The first working set is its support with the points that violate the criterion at
     that α for K(d) (for a lazy Gram matrix that just computed K_m (α∘y), read again at no
     cost), or :func:`first_working_set` without a start; both classes are always in it.
-    Each set is solved by active-set steps from the sets of the α before it
-    (:func:`~sipkl.solvers.svm_on_sets_of`: ``start``, then the last set's α) where that α
-    is near: the first set from a start, and a set that took in every violator (the last
-    rounds, a few points each); by libsvm where those steps do not settle and while the set
-    still grows by the most points a round takes. ``max_iter`` bounds each libsvm solve's
-    iterations.
+    The first set is solved by libsvm; a later set that took in every violator (the last
+    rounds, a few points each) by active-set steps from the sets of the last set's α
+    (:func:`~sipkl.solvers.svm_on_sets_of`), and by libsvm where they do not settle or while
+    the set still grows by the most points a round takes. ``max_iter`` bounds each libsvm
+    solve's iterations.
 
     Returns the SVM (α on all points, zero off the final working set; its attempts are
     those of each round, its status the last round's), the final working set S and K(d) on
@@ -128,11 +127,11 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: 
     n = len(y)
     positive = [(K, dm) for K, dm in zip(grams, d) if dm > 0]
     if start is None:
-        index, near = first_working_set(y), None
+        index = first_working_set(y)
     else:
         support = np.flatnonzero(start)
-        index, near = _grown(support, _violators(positive, start, y, C, tol, support)), start
-    index = _both_classes(index, y)
+        index = _grown(support, _violators(positive, start, y, C, tol, support))
+    index, near = _both_classes(index, y), None
     attempts, iterations = [], 0
     K_S = _combined_on(positive, index)
     while True:
