@@ -230,9 +230,12 @@ class ColumnGeneration:
                 f"{relative + absolute:.3g}")
 
     # -- the loop --------------------------------------------------------------------
-    def run(self, family, X: np.ndarray, columns: Sequence[Column], resume=None) -> CGResult:
+    def run(self, family, X: np.ndarray, columns: Sequence[Column], resume=None,
+            weights=None) -> CGResult:
         """Run from the initial ``columns`` on training points ``X`` for the kernel ``family``,
-        or from the checkpoint file ``resume`` (then ``columns`` is ignored).
+        or from the checkpoint file ``resume`` (then ``columns`` and ``weights`` are ignored).
+        ``weights``: the columns' weights where the master's first solve starts (its
+        ``warm_start``, e.g. those of a fit being continued), or None.
 
         ``columns`` may be empty for a master whose class sets ``empty_start = True``: it
         solves the restricted problem over no column (FSAM's K₀ = εI, alignf), and the first
@@ -240,14 +243,16 @@ class ColumnGeneration:
         makes of ``X`` (:meth:`~sipkl.kernels.base.KernelFamily.column_space`, a
         :class:`~sipkl.workspace.Workspace`; see :meth:`run_space`).
         """
-        return self.run_space(family.column_space(X), columns, resume)
+        return self.run_space(family.column_space(X), columns, resume, weights)
 
-    def run_space(self, space: ColumnSpace, columns: Sequence[Column], resume=None) -> CGResult:
+    def run_space(self, space: ColumnSpace, columns: Sequence[Column], resume=None,
+                  weights=None) -> CGResult:
         """Run column generation over the :class:`~sipkl.contracts.ColumnSpace` ``space``
-        from the initial ``columns`` (or from the checkpoint ``resume``): each iteration
-        solves the master (:meth:`_solve_master`), prices (:meth:`_price`) and records the
-        round, adding its new columns (:meth:`_record_round`), until a stop rule fires."""
-        run = self._start(space, columns, resume)
+        from the initial ``columns`` and their ``weights`` (see :meth:`run`; or from the
+        checkpoint ``resume``): each iteration solves the master (:meth:`_solve_master`),
+        prices (:meth:`_price`) and records the round, adding its new columns
+        (:meth:`_record_round`), until a stop rule fires."""
+        run = self._start(space, columns, resume, weights)
         progress = IterationLog(self.verbose, self.max_iter, run.first)
         try:
             for run.it in range(run.first, self.max_iter):
@@ -266,10 +271,21 @@ class ColumnGeneration:
                                f"{run.message}")
         return self._result(run, run.status, run.message)
 
-    def _start(self, space: ColumnSpace, columns, resume) -> "_Run":
-        """The state of a new run, or of the run saved in the checkpoint ``resume``."""
+    def _start(self, space: ColumnSpace, columns, resume, weights=None) -> "_Run":
+        """The state of a new run, or of the run saved in the checkpoint ``resume``; a
+        ``ValueError`` for ``weights`` that are not one non-negative finite number per
+        column."""
         run = _Run(columns=[] if resume is not None else list(columns),
                    rng=np.random.default_rng(self.random_state), start=time.perf_counter())
+        if weights is not None and resume is None:
+            run.weights = np.asarray(weights, dtype=float)
+            if (run.weights.shape != (len(run.columns),) or not np.all(np.isfinite(run.weights))
+                    or np.any(run.weights < 0)):
+                raise ValueError(f"weights: one non-negative finite weight per column "
+                                 f"({len(run.columns)}), got {weights!r}")
+            if len(set(run.columns)) < len(run.columns):
+                raise ValueError("weights: the columns must be distinct where weights are "
+                                 "given")
         if resume is not None:
             state = load_checkpoint(resume, space.column_from_json)
             run.columns, run.weights, run.history = (state["columns"], state["weights"],

@@ -5,7 +5,7 @@ import pytest
 from sklearn.base import BaseEstimator, is_classifier
 
 import sipkl
-from sipkl import (ColumnGeneration, GaussianARD, GaussianIso, PriceMatrix)
+from sipkl import (Column, ColumnGeneration, GaussianARD, GaussianIso, PriceMatrix)
 from sipkl.estimators.base import initial_column
 from sipkl.kernels import KernelUnion, Precomputed
 from sipkl.masters import HingeMKLNewton
@@ -28,10 +28,13 @@ class NaNMaster:
         return sol
 
 
-def _run(master=None, oracle=None, columns="default"):
+def _run(master=None, oracle=None, columns="default", weights=None):
     engine = ColumnGeneration(master or HingeMKLNewton(y, 1.0), oracle or GridOracle())
     start = [initial_column(GaussianIso(), X)] if columns == "default" else columns
-    return engine.run(GaussianIso(), X, start)
+    return engine.run(GaussianIso(), X, start, weights=weights)
+
+
+TWO = [Column.make(GaussianIso(), 1.0), Column.make(GaussianIso(), 4.0)]
 
 
 FAMILY_AND_ENGINE = [
@@ -68,6 +71,10 @@ FAMILY_AND_ENGINE = [
     (lambda: ColumnGeneration(object(), GridOracle()), TypeError, "master"),
     (lambda: ColumnGeneration(HingeMKLNewton(y, 1.0), object()), TypeError, "oracle"),
     (lambda: _run(columns=[]), ValueError, "columns"),
+    (lambda: _run(columns=TWO, weights=[1.0]), ValueError, "weights"),
+    (lambda: _run(columns=TWO, weights=[1.0, -0.5]), ValueError, "weights"),
+    (lambda: _run(columns=TWO, weights=[np.nan, 1.0]), ValueError, "weights"),
+    (lambda: _run(columns=TWO[:1] * 2, weights=[0.5, 0.5]), ValueError, "weights"),
     (lambda: ColumnGeneration(HingeMKLNewton(y, 1.0), MultiStartOracle()).run(
         Precomputed([PSD]), np.arange(30.0)[:, None],
         [initial_column(Precomputed([PSD]), np.arange(30.0)[:, None])]), ValueError, "grid"),

@@ -7,7 +7,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from sipkl import GaussianARD, GaussianIso, IKLClassifier
 from sipkl.estimators.base import OBJ_TOL, resolve_obj_tol
 from sipkl.kernels.others import Precomputed
-from sipkl.masters.hinge import HingeMKLQCQP
+from sipkl.masters.hinge import HingeMKLNewton, HingeMKLQCQP
 from sipkl.oracles import DCGaussianOracle, GridOracle, MultiStartOracle, OracleChain
 
 
@@ -120,6 +120,27 @@ def test_warm_start_continues_from_a_subsample_fit(moons):
     reference = HingeMKLQCQP(y, 10.0).solve(grams)
     assert whole.result_.history["objective"][0] == pytest.approx(reference.objective,
                                                                    rel=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_warm_start_begins_at_the_learned_weights(moons, monkeypatch):
+    """The first master of a continued fit starts from the previous fit's columns and their
+    weights (as the engine's ``weights``), a fresh fit from the default point alone."""
+    X, y = moons
+    clf = IKLClassifier(family=GaussianARD(), C=10.0, max_iter=3, random_state=0).fit(X, y)
+    starts = []
+    solve = HingeMKLNewton.solve
+
+    def recorded(self, grams, warm_start=None):
+        starts.append(warm_start)
+        return solve(self, grams, warm_start)
+    monkeypatch.setattr(HingeMKLNewton, "solve", recorded)
+    learned = np.asarray(clf.kernel_.weights)
+    clf.set_params(warm_start=True, max_iter=1).fit(X, y)
+    np.testing.assert_array_equal(starts[0], learned)
+    starts.clear()
+    clf.set_params(warm_start=False).fit(X, y)
+    assert starts[0] is None
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

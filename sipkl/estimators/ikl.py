@@ -89,11 +89,12 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         to the bit, so it may take another path where a round's choice rests on the last bits.
     warm_start : bool, default=False
         When True and the estimator is fitted, each binary problem's run starts from the
-        columns of the previous fit's learned kernel (``kernel_``) instead of the family's
-        default point; the classes and the family's members must be those of that fit. The
-        continuation for large n: fit on a subsample, set ``warm_start=True``, fit on all
-        points (the first SVMs on all points then have the learned kernel's support, not the
-        default kernel's, where most points can be support vectors at C).
+        columns of the previous fit's learned kernel (``kernel_``), its first master from
+        their learned weights, instead of the family's default point; the classes and the
+        family's members must be those of that fit. The continuation for large n: fit on a
+        subsample, set ``warm_start=True``, fit on all points (the first SVMs on all points
+        then have the learned kernel's support, not the default kernel's, where most points
+        can be support vectors at C).
 
     Attributes
     ----------
@@ -169,14 +170,14 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         landmarks = self._landmarks(family, oracle, X, landmark_seed)
 
         def fit_target(task):  # one binary problem
-            target, seed, start = task
+            target, seed, (start, weights) = task
             engine = self._engine(MASTERS[self.master](target, self.C), oracle, seed,
                                   obj_tol=obj_tol, n_price=self.n_price)
             if landmarks is None:
-                result = engine.run(family, X, start)
+                result = engine.run(family, X, start, weights=weights)
             else:
                 space = NystromSpace(X, family, landmarks, self.device)
-                result = engine.run_space(space, start)
+                result = engine.run_space(space, start, weights=weights)
             model = result.master.model
             w = model.alpha * model.y
             sv = np.flatnonzero(model.alpha > 0)
@@ -198,12 +199,13 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         return self
 
     def _start_columns(self, family, X, n_targets: int, previous) -> list:
-        """The initial columns of each binary problem: the family's default point, or with
-        ``previous`` = (classes, learned kernels) of a fit to continue (``warm_start``) each
-        problem's learned columns; a ``ValueError`` where the classes or the family's
-        members are not those of that fit."""
+        """The initial columns of each binary problem and their weights: the family's
+        default point (no weights), or with ``previous`` = (classes, learned kernels) of a
+        fit to continue (``warm_start``) each problem's learned columns and weights; a
+        ``ValueError`` where the classes or the family's members are not those of that
+        fit."""
         if previous is None:
-            return [[initial_column(family, X)]] * n_targets
+            return [([initial_column(family, X)], None)] * n_targets
         classes, kernels = previous
         if not np.array_equal(classes, self.classes_):
             raise ValueError(f"warm_start: the classes {self.classes_.tolist()} are not those "
@@ -215,7 +217,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
                         or len(column.theta) != column.family.n_params(X.shape[1])):
                     raise ValueError(f"warm_start: the previous fit's column {column} is not "
                                      f"of the family {family!r} on {X.shape[1]} features")
-        return [list(kernel.columns) for kernel in kernels]
+        return [(list(kernel.columns), np.asarray(kernel.weights)) for kernel in kernels]
 
     def _landmarks(self, family, oracle, X, seed):
         """The sorted indices of ``n_landmarks`` training points drawn with ``seed``
