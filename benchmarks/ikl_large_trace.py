@@ -4,9 +4,10 @@ The board of ``ikl_large.py`` (n training points, 10 000 test points, seed 0): e
 the first 3000 points (5 rounds), then ``IKLClassifier(n_landmarks=200, device=…,
 max_iter=…, time_limit=…, n_jobs=…, warm_start=True, verbose=1)`` on all n. Each SVM on a
 working set prints a line as it ends (its start's support, final set, support vectors,
-rounds, seconds), and each step of it over 0.5 s (libsvm, K(d) on a set, the violators on
-all points, the active-set steps) another, with the seconds since the start: a run stopped
-by a time-out still shows where its time went. At the end: the fit's time, status, kernels
+attempts — one per round, two where the interior-point method ends with active-set steps —
+seconds), and each step of it over 0.5 s (libsvm, K(d) on a set, the violators on
+all points, the active-set steps, the interior-point method on the features) another, with
+the seconds since the start: a run stopped by a time-out still shows where its time went. At the end: the fit's time, status, kernels
 and exact-kernel gap, the test accuracy and the peak memory (and the GPU's).
 
 Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/ikl_large_trace.py N DEVICE \\
@@ -48,7 +49,7 @@ def traced_working_set(grams, d, y, C, tol, start=None, max_iter=-1):
     svm, index, K_S = solve_on_working_set(grams, d, y, C, tol, start, max_iter)
     begun = "none" if start is None else int((start > 0).sum())
     say(f"SVM start={begun} |S|={len(index)} SV={int((svm.alpha > 0).sum())} "
-        f"rounds={len(svm.attempts)} {time.perf_counter() - t:.1f}s")
+        f"attempts={len(svm.attempts)} {time.perf_counter() - t:.1f}s")
     return svm, index, K_S
 
 
@@ -81,6 +82,7 @@ traced("solve_svm_dual", "libsvm", lambda args: args[1].shape)
 traced("_combined_on", "K(d)", lambda args: ())
 traced("_violators", "violators", lambda args: ())
 traced("svm_on_sets_of", "active sets", lambda args: args[1].shape)
+traced("svm_on_features", "interior point", lambda args: tuple(args[0].shape))
 hinge.svm_on_working_set = traced_working_set
 
 if __name__ == "__main__":

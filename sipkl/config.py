@@ -65,6 +65,13 @@ The budgets (:data:`BUDGETS` holds the defaults):
 ``working_set_min_n`` (2000)
     Above this many samples the SVM on lazy Gram matrices is solved on a working set
     (:mod:`~sipkl.masters.working_set`); at most this many, on all points at once.
+``svm_features_ratio`` (12)
+    The hinge masters' SVM on a working set S over Nyström columns (K(d) = Z Zᵀ, Z of p
+    features in all) is solved by the interior-point method on the features
+    (:mod:`~sipkl.solvers.svm_features`: about 10|S|p² operations, K(d) never formed) where
+    |S| is at least this many times p, or the features lie on a GPU; else by libsvm on
+    K(d) on S × S (|S|²p operations to form). On one core the two take equal time near
+    |S| = 12p (``benchmarks/svm_features.py``: 1.32× at 8.3p, 0.75× at 16.7p).
 ``qcqp_fallback_max_n`` (1000)
     The Newton hinge master falls back to the QCQP master (eigen-factors of every Gram
     matrix, O(n³) per column) only up to this many samples; beyond, its stopped solution is
@@ -98,6 +105,7 @@ BUDGETS = {
     "point_thetas": 16,
     "working_set_start": 1000,
     "working_set_min_n": 2000,
+    "svm_features_ratio": 12,
     "qcqp_fallback_max_n": 1000,
     "threads": 1,
 }

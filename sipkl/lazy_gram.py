@@ -36,11 +36,13 @@ class LazyGram:
     the support of ``w``), :func:`add_scaled` and ``np.asarray(K)`` (the whole matrix, for
     masters that need it at the sizes they run at). ``shape`` is ``(n, n)``. ``device``: where
     its blocks are computed, None for NumPy (a torch device in a subclass of
-    :mod:`sipkl.torch_backend`).
+    :mod:`sipkl.torch_backend`). ``features``: whether the matrix is held by its features,
+    K = Φ Φᵀ with Φ its ``X`` (:class:`~sipkl.nystrom.FeatureGram`, which stacks them).
     """
 
     ndim = 2
     device = None
+    features = False
 
     def __init__(self, family: KernelFamily, theta, X: np.ndarray):
         self.family, self.theta, self.X = family, np.asarray(theta, dtype=float), X

@@ -101,6 +101,16 @@ class FeatureGram(LazyGram):
     def _product(self, support, w_S) -> np.ndarray:
         return np.dot(self.X, self.feature_product(support, w_S))
 
+    features = True
+    #: whether the features lie on an accelerator (a GPU)
+    on_accelerator = False
+
+    @staticmethod
+    def stacked(terms, index):
+        """Z_S = [√w Φ[S]] over the ``(K, w)`` of ``terms`` (S = ``index``): Σ w K = Z Zᵀ on
+        S × S."""
+        return np.hstack([np.sqrt(weight) * K.X[index] for K, weight in terms])
+
     def __repr__(self):
         return f"FeatureGram(n={self.shape[0]}, rank≤{self.X.shape[1]})"
 

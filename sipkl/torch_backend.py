@@ -5,12 +5,16 @@ torch device — a GPU, ``"cuda"`` — and compute there what costs O(n·q) or m
 
 * the features Φ_s = K_s(X, L) C_s⁻ᵀ (A_s = K_s(L, L) + εI = C_s C_sᵀ);
 * the products K̂_m w = Φ_m (Φ_mᵀ w);
-* K(d) on the hinge masters' working sets, Σ_m d_m Φ_m[S] Φ_m[S′]ᵀ, summed on the device
-  (one transfer of |S|·|S′| numbers to the CPU, where libsvm reads it);
+* the hinge masters' SVMs on working sets, by the interior-point method on the stacked
+  features Z_S = [√d_m Φ_m[S]] (:mod:`sipkl.solvers.svm_features`, on a GPU at any size of
+  the set; :meth:`TorchFeatureGram.stacked`), and K(d) on a set, Σ_m d_m Φ_m[S] Φ_m[S′]ᵀ,
+  where it is needed (on torch's CPU, or where that method fails and libsvm takes the set:
+  summed on the device, one transfer of |S|·|S′| numbers);
 * the prices P(s) and their gradients, by the code the CPU runs
   (:class:`~sipkl.nystrom.NystromPricingProblem` on torch tensors).
 
-libsvm, the master's Newton steps and the oracle's search stay in NumPy on the CPU. Double
+The active-set steps that end each interior-point solve, libsvm, the master's Newton steps
+and the oracle's search stay in NumPy on the CPU. Double
 precision throughout. The results agree with the CPU path's to round-off, not to the bit (a
 GPU sums in other orders): the fit may take another path where a round's choice of column
 rests on the last bits, as between machines.
@@ -102,6 +106,17 @@ class TorchFeatureGram(FeatureGram):
 
     def _product(self, support, w_S) -> np.ndarray:
         return self.arrays.numpy(self.X @ self._feature_product(support, w_S))
+
+    @property
+    def on_accelerator(self) -> bool:
+        return self.device.type != "cpu"
+
+    @staticmethod
+    def stacked(terms, index):
+        first = terms[0][0]
+        rows = first.arrays.xp.as_tensor(np.asarray(index), device=first.device)
+        return first.arrays.xp.cat([float(np.sqrt(weight)) * K.X[rows] for K, weight in terms],
+                                   dim=1)
 
     @staticmethod
     def combined(terms) -> np.ndarray:

@@ -8,6 +8,7 @@ import pytest
 from sipkl import GaussianARD, GaussianIso, IKLClassifier
 from sipkl.contracts import Column
 from sipkl.lazy_gram import combined_gram, restrict
+from sipkl.masters.working_set import svm_on_working_set
 from sipkl.nystrom import NystromSpace
 from sipkl.price import PriceMatrix
 from boards import chessboard
@@ -49,6 +50,23 @@ def test_features_products_and_working_set_sums_are_the_numpy_ones(spaces):
     np.testing.assert_array_equal(square, square.T)
     beta = device.landmark_coefficients(columns[0], 0.5, w)
     np.testing.assert_allclose(beta, cpu.landmark_coefficients(columns[0], 0.5, w), rtol=1e-9)
+
+
+@pytest.mark.parametrize("spaces", DEVICES, indirect=True)
+def test_working_set_svm_on_the_device_features_is_the_numpy_one(spaces, budgets):
+    """The interior-point method on the stacked features on the device (forced by
+    ``svm_features_ratio=0``; on a GPU it is taken at any ratio) gives NumPy's SVM."""
+    budgets(working_set_start=20, svm_features_ratio=0)
+    X, y, cpu, device = spaces
+    columns = [Column.make(f, t) for f, t in COLUMNS]
+    d = np.array([0.5, 0.0, 1.5])
+    on_device = svm_on_working_set([device.gram(c) for c in columns], d, y, 10.0, 1e-6)
+    on_cpu = svm_on_working_set([cpu.gram(c) for c in columns], d, y, 10.0, 1e-6)
+    assert "interior_point" in {a.solver for a in on_device[0].attempts}
+    np.testing.assert_array_equal(on_device[1], on_cpu[1])
+    np.testing.assert_allclose(on_device[0].alpha, on_cpu[0].alpha, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(np.asarray(on_device[2]), np.asarray(on_cpu[2]), rtol=1e-9,
+                               atol=1e-12)
 
 
 @pytest.mark.parametrize("spaces", DEVICES, indirect=True)
