@@ -99,3 +99,36 @@ def test_working_set_svm_on_nystrom_features(budgets, ratio, solver):
     assert svm.objective == pytest.approx(reference.objective, rel=1e-8)
     np.testing.assert_allclose(np.asarray(K_S), K[np.ix_(index, index)], rtol=1e-10,
                                atol=1e-12)
+
+
+@pytest.mark.parametrize("C", [0.01, 1.0, 1000.0])
+def test_interior_point_svm_on_a_dataset_it_was_not_written_for(C):
+    """scikit-learn's breast-cancer data (569 points, 30 coordinates, standardized) under 120
+    random Fourier features: the SVM at a small, a middle and a large C."""
+    from sklearn.datasets import load_breast_cancer
+    X, labels = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    y = np.where(labels == 1, 1.0, -1.0)
+    rng = np.random.default_rng(0)
+    W, b = rng.normal(size=(30, 120)) / np.sqrt(30), rng.uniform(0, 2 * np.pi, 120)
+    Z = np.sqrt(2.0 / 120) * np.cos(X @ W + b)
+    K = Z @ Z.T
+    svm = svm_on_features(Z, y, C, TOL)
+    reference = solve_svm_dual(K, y, C, tol=TOL)
+    assert violation(K, y, svm.alpha, C) <= TOL
+    assert svm.objective == pytest.approx(reference.objective, rel=1e-8)
+
+
+def test_interior_point_svm_with_repeated_points_is_libsvms_or_raises():
+    """Every point twice (K singular on any set holding both copies): the answer, where
+    there is one, meets libsvm's criterion; else a SolverError, never a wrong SVM."""
+    Z, y = features(300, 20, seed=6)
+    Z, y = np.vstack([Z, Z]), np.concatenate([y, y])
+    K = Z @ Z.T
+    try:
+        svm = svm_on_features(Z, y, 10.0, TOL)
+    except SolverError:
+        return
+    assert violation(K, y, svm.alpha, 10.0) <= TOL
+    assert svm.objective == pytest.approx(solve_svm_dual(K, y, 10.0, tol=TOL).objective,
+                                          rel=1e-8)
