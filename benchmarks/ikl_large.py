@@ -15,7 +15,9 @@ its wall time, peak resident memory (``ru_maxrss``, imports included) and test a
   ``--subsample`` points;
 * ``rff``: random Fourier features (scikit-learn's ``RBFSampler``, ``--rff-components``)
   and ``LinearSVC``, γ and C tuned on a 20 % hold-out over the grid of ``ikl_boards.py``
-  (9 γ × 6 C), refitted on all n points;
+  (9 γ × 6 C), refitted on all n points; with ``--rff-time-limit T``, no grid cell is begun
+  after T seconds (the best of those tried is refitted; at large n, for a run near a given
+  time);
 * ``gpytorch``: GPyTorch's sparse variational GP classifier with ARD widths
   (``gpytorch_peer.py``: ``--gp-inducing`` points, ``--gp-epochs`` passes of Adam over
   minibatches, stopped at ``--time-limit``; on each of ``--devices``, torch's threads
@@ -24,7 +26,8 @@ its wall time, peak resident memory (``ru_maxrss``, imports included) and test a
 Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/ikl_large.py --n 10000 \\
           [--methods nystrom exact rff] [--landmarks 200] [--time-limit 900] \\
           [--max-iter 50] [--profile 40] [--n-jobs 1] [--devices numpy cuda] \\
-          [--warm-start 3000 5] [--gp-inducing 500] [--gp-epochs 50]
+          [--warm-start 3000 5] [--gp-inducing 500] [--gp-epochs 50] \\
+          [--rff-time-limit T]
 """
 from __future__ import annotations
 
@@ -56,11 +59,15 @@ if {method!r} == "rff":
     def model_of(gamma, C):
         return make_pipeline(RBFSampler(gamma=gamma, n_components={components},
                                         random_state={seed}), LinearSVC(C=C, max_iter=2000))
-    scores = {{(g, C): model_of(g, C).fit(X[:cut], y[:cut]).score(X[cut:], y[cut:])
-              for g in [1.0 / v ** 2 for v in INVERSE_THETAS] for C in np.logspace(-2, 3, 6)}}
+    scores = {{}}
+    for g in [1.0 / v ** 2 for v in INVERSE_THETAS]:
+        for C in np.logspace(-2, 3, 6):
+            if {rff_time_limit} is None or time.perf_counter() - t0 < {rff_time_limit}:
+                scores[g, C] = model_of(g, C).fit(X[:cut], y[:cut]).score(X[cut:], y[cut:])
     best = max(scores, key=scores.get)
     model = model_of(*best).fit(X, y)
-    extra = {{"status": f"gamma = {{best[0]:.3g}}, C = {{best[1]:g}}"}}
+    extra = {{"status": f"gamma = {{best[0]:.3g}}, C = {{best[1]:g}}, {{len(scores)}} of 54 "
+                        "grid cells"}}
 elif {method!r} == "gpytorch":
     import os
     from gpytorch_peer import SVGPClassifier
@@ -122,7 +129,7 @@ def run_cell(method, args, n, device=None):
                        subsample=args.subsample, time_limit=args.time_limit,
                        components=args.rff_components, max_iter=args.max_iter,
                        profile=args.profile, inducing=args.gp_inducing,
-                       epochs=args.gp_epochs)
+                       epochs=args.gp_epochs, rff_time_limit=args.rff_time_limit)
     t0 = time.perf_counter()
     try:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -143,6 +150,7 @@ def main(argv=None):
     parser.add_argument("--subsample", type=int, default=10000)
     parser.add_argument("--time-limit", type=float, default=900.0)
     parser.add_argument("--rff-components", type=int, default=1000)
+    parser.add_argument("--rff-time-limit", type=float, default=None)
     parser.add_argument("--max-iter", type=int, default=50)
     parser.add_argument("--profile", type=int, default=0,
                         help="print this many lines of a cProfile of each IKL fit")
