@@ -132,3 +132,28 @@ def test_interior_point_svm_with_repeated_points_is_libsvms_or_raises():
     assert violation(K, y, svm.alpha, 10.0) <= TOL
     assert svm.objective == pytest.approx(solve_svm_dual(K, y, 10.0, tol=TOL).objective,
                                           rel=1e-8)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_ikl_with_the_interior_point_svms_takes_libsvms_path(budgets, monkeypatch):
+    """A Nyström fit whose SVMs all go to working sets: with every set solved by the
+    interior-point method (``svm_features_ratio=0``) it takes the rounds, objectives and
+    model of the fit whose sets libsvm solves."""
+    import sipkl.masters.working_set as working_set
+    from sipkl import IKLClassifier
+    solves = []
+    monkeypatch.setattr(working_set, "svm_on_features",
+                        lambda *args: solves.append(1) or svm_on_features(*args))
+    budgets(working_set_min_n=100, working_set_start=20)
+    X, y = chessboard(300, seed=1, noise=2)
+    settings = dict(family=GaussianARD(), C=10.0, random_state=0, n_landmarks=40, max_iter=3)
+    with_libsvm = IKLClassifier(**settings).fit(X, y)
+    assert not solves
+    budgets(svm_features_ratio=0)
+    interior = IKLClassifier(**settings).fit(X, y)
+    assert len(solves) > 10
+    np.testing.assert_allclose(interior.result_.history["objective"],
+                               with_libsvm.result_.history["objective"], rtol=1e-6)
+    assert len(interior.kernel_.columns) == len(with_libsvm.kernel_.columns)
+    np.testing.assert_allclose(interior.decision_function(X),
+                               with_libsvm.decision_function(X), rtol=1e-4, atol=1e-4)
