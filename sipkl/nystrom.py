@@ -83,6 +83,10 @@ class FeatureGram(LazyGram):
     :meth:`~sipkl.lazy_gram.LazyGram.restricted` to a working set. Its "points" ``X`` are the
     rows of Φ and its kernel the dot product."""
 
+    features = True
+    #: whether the features lie on an accelerator (a GPU)
+    on_accelerator = False
+
     def __init__(self, features: np.ndarray):
         self.X = self.Y = features
         self.shape = (len(features), len(features))
@@ -100,10 +104,6 @@ class FeatureGram(LazyGram):
 
     def _product(self, support, w_S) -> np.ndarray:
         return np.dot(self.X, self.feature_product(support, w_S))
-
-    features = True
-    #: whether the features lie on an accelerator (a GPU)
-    on_accelerator = False
 
     @staticmethod
     def stacked(terms, index):

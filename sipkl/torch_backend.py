@@ -14,10 +14,10 @@ torch device — a GPU, ``"cuda"`` — and compute there what costs O(n·q) or m
   (:class:`~sipkl.nystrom.NystromPricingProblem` on torch tensors).
 
 The active-set steps that end each interior-point solve, libsvm, the master's Newton steps
-and the oracle's search stay in NumPy on the CPU. Double
-precision throughout. The results agree with the CPU path's to round-off, not to the bit (a
-GPU sums in other orders): the fit may take another path where a round's choice of column
-rests on the last bits, as between machines.
+and the oracle's search stay in NumPy on the CPU. Double precision throughout. The results
+agree with the CPU path's to round-off, not to the bit (a GPU sums in other orders): the fit
+may take another path where a round's choice of column rests on the last bits, as between
+machines.
 """
 from __future__ import annotations
 

@@ -130,12 +130,13 @@ class LowRankGram:
         return self.backend.numpy(self.Z @ (self.backend.asarray(w, self.Z) @ self.Z))
 
     def __array__(self, dtype=None, copy=None):
-        return self.backend.numpy(self.Z @ self.Z.T)
+        K = self.backend.numpy(self.Z @ self.Z.T)
+        return K if dtype is None else K.astype(dtype, copy=False)
 
 
 def _on_sets(Z, y, C, tol, alpha, u, s, xi):
     """The SVM on the sets the iterates point to (α_i = 0 where α_i/C ≤ s_i, C where
-    1 − α_i/C ≤ ξ_i, free otherwise), solved exactly on them by active-set steps
+    u_i/C ≤ ξ_i, u = C − α, free otherwise), solved exactly on them by active-set steps
     (:func:`~sipkl.solvers.svm.svm_on_active_set` on :class:`LowRankGram`), or None."""
     lower, upper = alpha / C <= s, u / C <= xi
     return svm_on_active_set(LowRankGram(Z), y, C, ~lower & ~upper, upper & ~lower, tol)
