@@ -26,7 +26,8 @@ ill-conditioning) the sets the iterates point to are read off (α_i = 0 where α
 active-set steps (:func:`~sipkl.solvers.svm.svm_on_active_set`, which moves a point between
 the sets where its margin says so, and accepts its answer only where libsvm's own stopping
 rule holds on every point to ``tol``): the answer meets what libsvm guarantees for its own.
-Where those steps do not settle, the interior-point steps go on. NumPy arrays or torch
+Where those steps do not settle, the interior-point steps go on, and the sets are read off
+again once μ has fallen tenfold (a bound on the active-set solves of one call). NumPy arrays or torch
 tensors (a GPU): the same code on either.
 """
 from __future__ import annotations
@@ -163,12 +164,13 @@ def svm_on_features(Z, y: np.ndarray, C: float, tol: float = 1e-6,
     w = E * 0
     alpha = u = y_dev * 0 + 0.5 * C    # u = C − α, held apart: exact where α nears C
     xi, s = y_dev * 0 + 1, y_dev * 0 + 1     # ŵ = 0: Ḡŵ + ξ − 1 = s
+    read_at = tol * C
     for step in range(1, max_steps + 1):
         r_w = E * w - Gbar.T @ alpha
         r_s = Gbar @ w + xi - 1 - s
         mu = float((alpha @ s + u @ xi) / (2 * m))
-        if mu <= tol * C:
-            seconds = time.perf_counter() - start
+        if mu <= read_at:  # the sets read off again only once μ has fallen tenfold
+            read_at, seconds = mu / 10, time.perf_counter() - start
             solution = _on_sets(Z, y, C, tol,
                                 *(backend.numpy(x) for x in (alpha, u, s, xi)))
             if solution is not None:
