@@ -4,8 +4,8 @@ As scikit-learn's ``config_context(working_memory=…)``: the budgets say how la
 a temporary block or a batch may be, never what is computed: the results are the same at any
 budget, to round-off where a sum is split into other blocks, and to the SVM's tolerance where
 the Gram budgets send the hinge masters' SVMs to working sets (``gram_cache_bytes``,
-``gram_total_bytes``) — round-off and tolerance can then lead a fit along another path of
-columns. They are read where they are used, so a fit inside ``config_context`` (the
+``gram_total_bytes``) or ``svm_features_ratio`` picks the solver of a set — round-off and
+tolerance can then lead a fit along another path of columns. They are read where they are used, so a fit inside ``config_context`` (the
 estimators included) runs with its budgets:
 
     >>> import sipkl
