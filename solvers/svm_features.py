@@ -157,9 +157,8 @@ def svm_on_features(Z, y: np.ndarray, C: float, tol: float = 1e-6,
     start = time.perf_counter()
     backend = _namespace(Z)
     m = len(y)
-    y_dev = backend.asarray(y, Z)[:, None]
-    Gbar = backend.columns(Z * y_dev, y_dev)
-    y_dev = y_dev[:, 0]
+    y_dev = backend.asarray(y, Z)
+    Gbar = backend.columns(Z * y_dev[:, None], y_dev[:, None])
     E = backend.asarray(np.append(np.ones(Z.shape[1]), 0.0), Z)
     w = E * 0
     alpha = u = y_dev * 0 + 0.5 * C    # u = C − α, held apart: exact where α nears C

@@ -155,14 +155,14 @@ def _solved(K_S, y, C: float, tol: float, near, max_iter: int) -> SVMSolution:
     steps from its own sets, where steps from ``near`` can take many rounds of |F|³/3 on the
     CPU: 80–180 s on sets of 2–3·10⁴ points at n = 10⁶); else active-set steps from
     ``near`` (its α, or None); then libsvm on K_S."""
-    low_rank = isinstance(K_S, LowRankGram)
-    part = None if near is None or low_rank else svm_on_sets_of(K_S, y, C, near, tol)
-    failed = []
-    if low_rank:
+    failed, part = [], None
+    if isinstance(K_S, LowRankGram):
         try:
-            part = svm_on_features(K_S.Z, y, C, tol)
+            return svm_on_features(K_S.Z, y, C, tol)
         except SolverError as error:
             failed = [Attempt("interior_point", Status.SOLVER_ERROR, str(error))]
+    elif near is not None:
+        part = svm_on_sets_of(K_S, y, C, near, tol)
     if part is None:
         with SVM_LOCK:  # one at a time across threads (sipkl.masters.common)
             part = solve_svm_dual(np.asarray(K_S), y, C, tol=tol, max_iter=max_iter)
