@@ -1,6 +1,6 @@
 """Property-based tests (hypothesis) of invariants that every run must keep."""
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from sipkl import GaussianARD, GaussianIso
@@ -56,6 +56,7 @@ def test_hinge_master_weights_on_simplex_and_columns_priced_at_most_lambda(seed,
 @given(K_factor=arrays(np.float64, st.tuples(st.integers(3, 10), st.integers(1, 4)),
                        elements=finite),
        labels=st.lists(st.sampled_from([-1.0, 1.0]), min_size=10, max_size=10))
+@example(K_factor=np.array([[1.20015e-78], [0.0], [0.0]]), labels=[-1.0] * 10)  # K ~ 1e-156
 def test_centred_alignment_lies_in_minus_one_one(K_factor, labels):
     from sipkl.masters.alignment import centered_alignment
     n = len(K_factor)
