@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import statistics
 from dataclasses import dataclass
 
@@ -135,12 +134,6 @@ def summarize(rows) -> dict[tuple[str, str], Summary]:
                            [r["fit_time"] for r in ok if r["fit_time"] is not None],
                            sorted({r["status"] for r in chosen}), list(per_split.values()))
     return out
-
-
-def short_params(params: str) -> str:
-    """``{"C": 1.0}`` → ``C=1``."""
-    return ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                     for k, v in json.loads(params).items())
 
 
 def unavailable(reason: str) -> dict:
