@@ -3,7 +3,8 @@
 The Newton master's active-set solves (:func:`sipkl.solvers.svm_on_active_set`) factor K(d)
 on the free support vectors, A = L Lᵀ, with LAPACK's ``dpotrf`` on one BLAS thread. Two ways
 to use more cores, timed here on A = exp(−0.05‖x_i − x_j‖²) + 10⁻³ I for m standard normal
-points in 10 dimensions (the best of 5 runs each):
+points in 10 dimensions (the Gram matrix by :func:`sipkl.kernels.pricers.gaussian_gram`; the
+best of 5 runs each):
 
 * ``dpotrf`` at k BLAS threads (threadpoolctl): OpenBLAS's own parallel factor, whose last
   bits depend on k (``docs/benchmarks.md``, "What is left");
@@ -26,16 +27,16 @@ import numpy as np
 from scipy.linalg import cho_factor, lapack
 from threadpoolctl import threadpool_limits
 
+from sipkl.kernels.pricers import gaussian_gram
+
 THREADS = (1, 2, 4, 8, 16)
 SIZES = (500, 1000, 1700, 2500)
 BLOCK = 256
 
 
-def gaussian_gram(m: int) -> np.ndarray:
-    X = np.random.default_rng(0).standard_normal((m, 10))
-    sq = (X * X).sum(1)
-    distances = np.maximum(sq[:, None] + sq[None] - 2 * X @ X.T, 0)
-    return np.exp(-0.05 * distances) + 1e-3 * np.eye(m)
+def positive_definite_gram(m: int) -> np.ndarray:
+    Z = np.random.default_rng(0).standard_normal((m, 10)) * np.sqrt(0.05)
+    return gaussian_gram(Z, Z) + 1e-3 * np.eye(m)
 
 
 def blocked_cholesky(A: np.ndarray, b: int, pool) -> np.ndarray:
@@ -83,7 +84,7 @@ def main() -> None:
     print("| m | " + " | ".join(f"dpotrf {k} thr (ms)" for k in THREADS) + " | "
           + " | ".join(f"blocked {k} thr (ms)" for k in THREADS) + " | blocked same bits |")
     for m in SIZES:
-        A = gaussian_gram(m)
+        A = positive_definite_gram(m)
         row = []
         for k in THREADS:
             with threadpool_limits(k, "blas"):
