@@ -11,7 +11,7 @@ LOCK   ?= $(CURDIR)/requirements/lock.txt
 PIP    := $(if $(LOCK),PIP_CONSTRAINT=$(LOCK) )$(PY) -m pip
 STAMPS := setup.cfg pyproject.toml Makefile $(LOCK)
 
-.PHONY: demo test test-latest lock test-slow bench docs clean
+.PHONY: demo test test-threads test-latest lock test-slow bench docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,12 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test
 	$(PY) -m pytest -q
+
+# The tests of nonconvex and path-dependent outcomes (marked roundoff: the nonconvex SIPs, the
+# notebooks) again with one and two BLAS threads: their answers must not hang on round-off.
+test-threads: $(VENV)/.installed-test
+	OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -m "roundoff and not slow"
+	OPENBLAS_NUM_THREADS=2 $(PY) -m pytest -q -m "roundoff and not slow"
 
 # The same suite on the newest releases of everything, in a venv of its own made anew: drift
 # is seen here before a user meets it.

@@ -10,12 +10,12 @@
     sipkl demo
     sipkl bench SUITE
 
-Data are CSV files (a header row is optional; columns are named by header or by index,
-negative from the end) or NPZ files with arrays ``X`` and ``y``. ``fit`` standardizes the
-features unless ``--no-standardize`` (the scaler is saved with the model and applied by
-``predict``, which also leaves out the model's target column when the file has it). Bad
-files, unknown columns and options a method does not take end with a one-line message on
-stderr and exit status 1; usage errors exit with status 2.
+Data are CSV files (a header row is optional, see :func:`is_header`; columns are named by
+header or by index, negative from the end) or NPZ files with arrays ``X`` and ``y``. ``fit``
+standardizes the features unless ``--no-standardize`` (the scaler is saved with the model and
+applied by ``predict``, which also leaves out the model's target column when the file has
+it). Bad files, unknown columns and options a method does not take end with a one-line
+message on stderr and exit status 1; usage errors exit with status 2.
 """
 from __future__ import annotations
 
@@ -64,14 +64,27 @@ def _number(cell: str) -> bool:
     return True
 
 
+def is_header(row, target=None) -> bool:
+    """Whether the first row of a CSV file is a header: it is when it has the name
+    ``target`` (a column name, not an index) or when one of its feature fields (all fields
+    but the target's) is not a number. A row of numbers with a label that is not a number
+    (``1.5,2,yes``) is data."""
+    try:
+        index = None if target is None else int(target)
+    except ValueError:  # a column name
+        return target in row or not all(map(_number, row))
+    return not all(_number(cell) for j, cell in enumerate(row)
+                   if index not in (j, j - len(row)))
+
+
 def read_csv(path, target=None):
     """``(X, y)`` from a CSV file; ``y`` is ``None`` without ``target``. Labels that are not
-    all numbers are kept as strings."""
+    all numbers are kept as strings. The first row is a header by :func:`is_header`."""
     with open(path, newline="") as f:
         rows = [[cell.strip() for cell in row] for row in csv.reader(f) if any(row)]
     if not rows:
         raise CLIError(f"{path}: no data")
-    header = rows.pop(0) if not all(_number(cell) for cell in rows[0]) else None
+    header = rows.pop(0) if is_header(rows[0], target) else None
     width = len(header) if header is not None else len(rows[0])
     for k, row in enumerate(rows):
         if len(row) != width:
@@ -191,10 +204,10 @@ def cmd_fit(args) -> int:
           f"{sum(len(r.columns) for r in results)} kernels, training {kind} {score:.4g}")
     if args.out is not None:
         try:
-            save_model(model, args.out, training_data={"target": args.target})
+            arrays = save_model(model, args.out, training_data={"target": args.target})
         except (AttributeError, TypeError) as exc:
             raise CLIError(f"cannot save a {type(estimator).__name__} model: {exc}") from None
-        print(f"model written to {args.out} (+ .npz)")
+        print(f"model written to {args.out} (arrays in {arrays})")
     if args.run is not None:
         write_json_atomic(args.run, document(
             "sipkl.run", runs=[{"status": r.status, "message": r.message,

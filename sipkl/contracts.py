@@ -22,6 +22,7 @@ raises a :class:`~sipkl.solvers.status.SolverError` (the engine survives
 from __future__ import annotations
 
 import abc
+import time
 from dataclasses import dataclass, field
 from typing import Generic, Optional, Protocol, Sequence, TypeVar, runtime_checkable
 
@@ -34,7 +35,7 @@ from .solvers.status import SOLVER_FAILURES, Attempt, SolverError, Status
 __all__ = ["Attempt", "Column", "ColumnFamily", "ColumnSpace", "Master", "MasterSolution",
            "MasterBase", "Oracle", "OracleBase", "OracleResult", "PriceMatrix", "PricingProblem", "PricingProblemBase",
            "PricingRound", "ProvesBound", "RunStatus", "SOLVER_FAILURES", "SUCCESS",
-           "SecondOrderRegularizer", "SolverError", "StartsEmpty", "Stateful", "Status",
+           "SecondOrderRegularizer", "Signed", "SolverError", "StartsEmpty", "Stateful", "Status",
            "TimeLimited", "proves_bound"]
 
 
@@ -216,6 +217,10 @@ class PricingRound:
     finds, and a violator decides only that the stop is ``objective_stalled`` rather than
     ``converged_local``); an oracle may then answer with the first violators it finds
     instead of the best columns, and must search as usual while it has found none.
+    ``deadline``: the ``time.perf_counter()`` instant at which the run's ``time_limit`` ends
+    (``None`` without one); an oracle may stop its search there and answer with what it has
+    found, status ``iteration_limit`` (the engine then stops the run with ``time_limit`` and
+    claims nothing of that round's pricing).
     """
 
     problems: list[PricingProblem]
@@ -226,6 +231,11 @@ class PricingRound:
     rng: np.random.Generator
     cut: Optional[float] = None
     any_violator: bool = False
+    deadline: Optional[float] = None
+
+    def out_of_time(self) -> bool:
+        """Whether the run's deadline has passed."""
+        return self.deadline is not None and time.perf_counter() >= self.deadline
 
 
 @dataclass
@@ -285,6 +295,16 @@ class Stateful(Protocol):
 
 
 @runtime_checkable
+class Signed(Protocol):
+    """A master that states what identifies its program beyond the column space's classes
+    and data (a semi-infinite program's constraints, index sets and number of variables):
+    ``signature()``, a value that ``json`` writes, which checkpoints record
+    (:func:`~sipkl.checkpoint.fingerprint`) so that a run resumes only its own program's."""
+
+    def signature(self) -> dict: ...
+
+
+@runtime_checkable
 class Master(Protocol):
     """A restricted master: solves the problem over the given columns' master inputs (the
     Gram matrices of kernel learning, the index points of a semi-infinite program:
@@ -292,7 +312,7 @@ class Master(Protocol):
     for the columns added since), or ``None``.
 
     Required: ``solve``. Optional, each a declared capability: :class:`StartsEmpty`,
-    :class:`TimeLimited`, :class:`Stateful`.
+    :class:`TimeLimited`, :class:`Stateful`, :class:`Signed`.
     """
 
     def solve(self, inputs: Sequence, warm_start: Optional[np.ndarray]) -> MasterSolution: ...

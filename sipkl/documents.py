@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
+import secrets
+from contextlib import contextmanager
 
 VERSION = 1
 
@@ -28,18 +29,30 @@ def check_document(data, schema: str, versions=(VERSION,)) -> dict:
     return data
 
 
-def write_json_atomic(path, data: dict) -> None:
-    """Write ``data`` to ``path`` through a temporary file and a rename (never half-written)."""
+@contextmanager
+def atomic_write(path, mode: str = "w"):
+    """A file (``open`` mode ``"w"`` or ``"wb"``) to write ``path`` through: a new file in the
+    same directory, flushed to disk and renamed to ``path`` when the block ends, removed when
+    it raises. ``path`` is thus the old file or the whole new one, never a half-written one.
+    The file gets the permissions ``open`` gives a new file (``0o666`` less the umask)."""
     path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(path)), suffix=".tmp")
+    tmp = f"{path}.{secrets.token_hex(8)}.tmp"
     try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f)
+        with open(tmp, mode.replace("w", "x")) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_json_atomic(path, data: dict) -> None:
+    """Write ``data`` to ``path`` through :func:`atomic_write` (never half-written)."""
+    with atomic_write(path) as f:
+        json.dump(data, f)
 
 
 def read_json(path) -> dict:

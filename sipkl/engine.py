@@ -17,6 +17,7 @@ inputs and the pricing problems (the contracts: :mod:`sipkl.contracts`).
 from __future__ import annotations
 
 import numbers
+import threading
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ from typing import Callable, Optional, Sequence
 import numpy as np
 from scipy.optimize import OptimizeResult
 
-from .checkpoint import load_checkpoint, save_checkpoint
+from .checkpoint import fingerprint, load_checkpoint, restore, save_checkpoint
 from .contracts import (SOLVER_FAILURES, Attempt, Column, ColumnSpace, Master, MasterSolution,
                         Oracle, OracleResult, PricingRound, RunStatus, StartsEmpty, Stateful,
                         Status, TimeLimited)
@@ -43,8 +44,18 @@ class CGResult(OptimizeResult):
     best price, when the oracle is global), ``gap`` (master gap), ``columns``, ``weights``,
     ``master`` (last :class:`MasterSolution`), ``nit``, ``history`` (dict of per-iteration
     lists: objective, threshold, best_price, gap, n_columns, master_time, pricing_time,
-    time), ``attempts`` (every solver fallback, tagged with its iteration).
+    time), ``attempts`` (every solver fallback, tagged with its iteration), ``random_state``
+    (the seed of the oracle's random starts: :data:`DEFAULT_SEED` where none was given).
     """
+
+
+#: the seed of a run whose ``random_state`` is ``None``: default runs are deterministic
+DEFAULT_SEED = 0
+
+
+def default_seed(random_state):
+    """``random_state``, or :data:`DEFAULT_SEED` where it is ``None``."""
+    return DEFAULT_SEED if random_state is None else random_state
 
 
 #: a master solution is optimal only if its own gap is at most this fraction of its scale,
@@ -72,6 +83,10 @@ class ColumnGeneration:
         one iteration (gehler_nowozin §4.1: relative 0.01 %, ``obj_tol=1e-4``; afkanpour
         Algorithm 1: absolute θ, ``obj_atol=θ``); both ``0`` disables the rule.
     max_iter, time_limit : stop after that many master solves / seconds.
+        The time is checked after each master solve (past it, the run stops without pricing
+        that solve's prices) and after each pricing; a master with a ``deadline``
+        (:class:`~sipkl.contracts.TimeLimited`) and an oracle that reads the round's
+        ``deadline`` (:class:`~sipkl.contracts.PricingRound`) stop inside their work too.
     n_price : int
         Columns added per iteration at most (multiple pricing).
     prune : bool or callable
@@ -87,7 +102,8 @@ class ColumnGeneration:
         iteration is also logged at ``DEBUG`` on the ``"sipkl.engine"`` logger (see
         :mod:`sipkl.progress`).
     random_state : int, Generator or None
-        Seeds the oracle's random starts.
+        Seeds the oracle's random starts; ``None`` is :data:`DEFAULT_SEED` (a default run
+        gives the same bits in every process, as a call of SciPy or cvxpy does).
     regularizer : callable, optional
         ``r(θ) -> (value, gradient)`` subtracted from every price (afkanpour eq. 4); with a
         method ``hessian(θ) -> (p, p)`` the pricing problems keep their second derivatives
@@ -97,7 +113,13 @@ class ColumnGeneration:
         After each iteration the engine state (columns, weights, history, random state, and
         the state of a master, oracle or drop rule that is :class:`~sipkl.contracts.Stateful`)
         is written there atomically (:mod:`sipkl.checkpoint`); ``run(..., resume=path)``
-        continues from it as the uninterrupted run would.
+        continues from it as the uninterrupted run would (a ``ValueError`` for a damaged file
+        or one of another program, :func:`~sipkl.checkpoint.fingerprint`).
+    interrupt : threading.Event, optional
+        Shared by runs that stop together (the one-vs-rest problems of one fit): a run that
+        catches Ctrl-C (``KeyboardInterrupt``) sets it, and a run that sees it set stops
+        before its next master solve or pricing, once it has a master solution, with status
+        ``interrupted`` as if interrupted itself.
 
     Examples
     --------
@@ -121,7 +143,7 @@ class ColumnGeneration:
                  time_limit: Optional[float] = None,
                  n_price: int = 5, prune=True, callback: Optional[Callable] = None,
                  verbose: int = 0, random_state=None, regularizer: Optional[Callable] = None,
-                 checkpoint=None):
+                 checkpoint=None, interrupt: Optional[threading.Event] = None):
         if not isinstance(master, Master):
             raise TypeError(f"master must have a solve(grams, warm_start) method, got {master!r}")
         if not isinstance(oracle, Oracle):
@@ -134,7 +156,7 @@ class ColumnGeneration:
         self.obj_tol, self.obj_atol = obj_tol, obj_atol
         self.time_limit, self.n_price, self.prune = time_limit, n_price, prune
         self.callback, self.verbose, self.random_state = callback, verbose, random_state
-        self.checkpoint = checkpoint
+        self.checkpoint, self.interrupt = checkpoint, interrupt
 
     # -- the one stop rule -----------------------------------------------------------
     def cut(self, sol: MasterSolution) -> float:
@@ -172,7 +194,9 @@ class ColumnGeneration:
         * no new column while the bound, or the best price, lies above the cut:
           ``no_new_column`` (never a success: a violation may remain);
         * ``iteration_limit``, ``time_limit`` (also for a master stopped by its deadline,
-          status ``iteration_limit``, see :class:`~sipkl.contracts.Master`).
+          status ``iteration_limit``, see :class:`~sipkl.contracts.Master`, and first of
+          all for a pricing stopped by it, status ``iteration_limit``, of which nothing is
+          claimed).
         """
         cut = self.cut(sol)
         best_price = float(pricing.scores[0]) if len(pricing.scores) else -np.inf
@@ -181,6 +205,9 @@ class ColumnGeneration:
         priced_out = best_price <= cut and (bound is None or proven)
         stalled = self._stalled(sol, previous_objective)
         out_of_time = self.time_limit is not None and elapsed >= self.time_limit
+        if out_of_time and pricing.status is Status.ITERATION_LIMIT:
+            return RunStatus.TIME_LIMIT, (f"{_MESSAGES[RunStatus.TIME_LIMIT]} during the "
+                                          "pricing, which stopped its search there")
         if priced_out or stalled:
             if not self.master_optimal(sol):
                 if out_of_time and sol.status is Status.ITERATION_LIMIT:  # its deadline
@@ -256,13 +283,17 @@ class ColumnGeneration:
         progress = IterationLog(self.verbose, self.max_iter, run.first)
         try:
             for run.it in range(run.first, self.max_iter):
+                if self._halted(run):
+                    break
                 sol = self._solve_master(run, space)
-                if sol is None or sol.price is None:
+                if sol is None or sol.price is None or self._halted(run, sol):
                     break
                 pricing = self._price(run, space, sol)
                 if pricing is None or self._record_round(run, space, sol, pricing, progress):
                     break
         except KeyboardInterrupt:
+            if self.interrupt is not None:
+                self.interrupt.set()  # the runs that share it stop too
             run.stop(RunStatus.INTERRUPTED, _MESSAGES[RunStatus.INTERRUPTED])
         finally:
             progress.close()
@@ -276,7 +307,7 @@ class ColumnGeneration:
         ``ValueError`` for ``weights`` that are not one non-negative finite number per
         column."""
         run = _Run(columns=[] if resume is not None else list(columns),
-                   rng=np.random.default_rng(self.random_state), start=time.perf_counter())
+                   seed=default_seed(self.random_state), start=time.perf_counter())
         if weights is not None and resume is None:
             run.weights = np.asarray(weights, dtype=float)
             if (run.weights.shape != (len(run.columns),) or not np.all(np.isfinite(run.weights))
@@ -287,15 +318,13 @@ class ColumnGeneration:
                 raise ValueError("weights: the columns must be distinct where weights are "
                                  "given")
         if resume is not None:
-            state = load_checkpoint(resume, space.column_from_json)
+            state = load_checkpoint(resume, space.column_from_json,
+                                    fingerprint(space, self.master), _HISTORY)
             run.columns, run.weights, run.history = (state["columns"], state["weights"],
                                                      state["history"])
             run.previous_objective, run.first = state["previous_objective"], state["iteration"]
-            run.rng.bit_generator.state = state["rng_state"]
             run.start -= run.history["time"][-1] if run.history["time"] else 0.0
-            for role, party in self._stateful().items():
-                if role in state["states"]:
-                    party.set_state(state["states"][role])
+            restore(resume, state, run.rng, self._stateful())
         run.columns = list(dict.fromkeys(run.columns))
         run.it = run.first - 1
         if not run.columns and not (isinstance(self.master, StartsEmpty)
@@ -332,13 +361,35 @@ class ColumnGeneration:
             run.best = (list(run.columns), result)
         return None
 
+    def _deadline(self, run: "_Run") -> Optional[float]:
+        """The ``time.perf_counter()`` instant at which the time limit ends, or ``None``."""
+        return None if self.time_limit is None else run.start + self.time_limit
+
+    def _halted(self, run: "_Run", sol: Optional[MasterSolution] = None) -> bool:
+        """Stop before the next step (``True``) once the run has a master solution over some
+        column to return (a master over none, an empty start, is priced first): where
+        ``interrupt`` is set (``interrupted``), or after the master solve ``sol`` where the
+        time limit has passed (``time_limit``; the round is recorded without a pricing,
+        best price NaN)."""
+        if run.best is None or not run.best[0]:
+            return False
+        if self.interrupt is not None and self.interrupt.is_set():
+            run.stop(RunStatus.INTERRUPTED, _MESSAGES[RunStatus.INTERRUPTED])
+            return True
+        elapsed = time.perf_counter() - run.start
+        if sol is None or self.time_limit is None or elapsed < self.time_limit:
+            return False
+        _record(run.history, sol, np.nan, len(run.columns), run.master_time, 0.0, elapsed)
+        run.stop(RunStatus.TIME_LIMIT, f"{_MESSAGES[RunStatus.TIME_LIMIT]} after a master "
+                                       f"solve (status {sol.status.value}), before its pricing")
+        return True
+
     def _solve_master(self, run: "_Run", space: ColumnSpace) -> Optional[MasterSolution]:
         """Solve the restricted master over the current columns and prune them; ``None``
         when it failed. A master that prices nothing ends the run (``fixed_columns``)."""
         t0 = time.perf_counter()
         if isinstance(self.master, TimeLimited):
-            self.master.deadline = (None if self.time_limit is None
-                                    else run.start + self.time_limit)
+            self.master.deadline = self._deadline(run)
         sol = self._guarded(run, RunStatus.MASTER_FAILED, self.master,
                             lambda: self.master.solve(space.master_inputs(run.columns),
                                                       run.weights),
@@ -357,7 +408,8 @@ class ColumnGeneration:
                           f"(gap {sol.gap:.3g})", RuntimeWarning)
         run.columns, sol = self._pruned(run.columns, sol)
         space.forget(run.columns)
-        run.weights, run.best = sol.weights, (list(run.columns), sol)
+        # the last pricing priced another solution: none of this one's until it is priced
+        run.weights, run.best, run.pricing = sol.weights, (list(run.columns), sol), None
         if sol.price is None:  # the master prices nothing: its combination is final
             _record(run.history, sol, np.nan, len(run.columns), run.master_time, 0.0,
                     time.perf_counter() - run.start)
@@ -377,7 +429,8 @@ class ColumnGeneration:
         stalled = self._stalled(sol, run.previous_objective) is not None
         pricing_round = PricingRound(space.pricing_problems(sol.price, self.regularizer),
                                      space.X, list(run.columns), sol.threshold, self.n_price,
-                                     run.rng, self.cut(sol), any_violator=stalled)
+                                     run.rng, self.cut(sol), any_violator=stalled,
+                                     deadline=self._deadline(run))
         run.pricing = self._guarded(run, RunStatus.ORACLE_FAILED, self.oracle,
                                     lambda: self.oracle.price(pricing_round),
                                     lambda p: p.status.usable)
@@ -416,7 +469,8 @@ class ColumnGeneration:
         if self.checkpoint is not None:
             save_checkpoint(self.checkpoint, space, run.it + 1, run.columns, run.weights,
                             run.history, run.previous_objective, run.rng,
-                            {role: p.get_state() for role, p in self._stateful().items()})
+                            {role: p.get_state() for role, p in self._stateful().items()},
+                            fingerprint(space, self.master))
         return False
 
     def _pruned(self, columns, sol: MasterSolution):
@@ -442,7 +496,7 @@ class ColumnGeneration:
                         gap=sol.gap, columns=list(columns), weights=np.array(sol.weights),
                         master=sol, pricing=run.pricing, nit=run.it + 1,
                         history={k: list(v) for k, v in history.items()},
-                        attempts=list(run.attempts))
+                        attempts=list(run.attempts), random_state=run.seed)
 
 
 @dataclass
@@ -452,7 +506,7 @@ class _Run:
     last pricing, the step times of the iteration ``it``, and why the run stops."""
 
     columns: list
-    rng: np.random.Generator
+    seed: object  # an int, a SeedSequence or a Generator: the random starts' source
     start: float
     weights: Optional[np.ndarray] = None
     history: dict = field(default_factory=lambda: {k: [] for k in _HISTORY})
@@ -466,6 +520,10 @@ class _Run:
     pricing_time: float = 0.0
     status: RunStatus = RunStatus.ITERATION_LIMIT
     message: str = ""
+    rng: np.random.Generator = field(init=False)
+
+    def __post_init__(self):
+        self.rng = np.random.default_rng(self.seed)
 
     def stop(self, status: RunStatus, message: str) -> None:
         self.status, self.message = status, message

@@ -5,30 +5,38 @@ Every document carries a ``schema`` name and a ``version``; an unknown schema or
 or a document whose content does not validate, is rejected with a ``ValueError``. A family
 is written as its class name and constructor arguments
 (:meth:`~sipkl.kernels.base.KernelFamily.get_params`), a model as its estimator's class name;
-both classes are found again through :mod:`sipkl.registry`.
+both classes are found again through :mod:`sipkl.registry`. Files are written through a
+temporary file and a rename (:func:`~sipkl.documents.atomic_write`), with the permissions
+``open`` gives a new file.
 """
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
+import warnings
 
 import numpy as np
+from sklearn.base import is_classifier
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils.validation import check_is_fitted
 
 from .contracts import Column
-from .documents import check_document, document, read_json, write_json_atomic
+from .documents import atomic_write, check_document, document, read_json, write_json_atomic
 from .expansion import KernelExpansion, LandmarkExpansion
 from .kernels import KernelFamily, LearnedKernel
 from . import checkpoint
 from .kernels.base import column_to_dict, family_to_dict, json_value  # noqa: F401 (re-export)
 from .registry import ESTIMATORS, FAMILIES
 
-#: version of ``sipkl.model`` documents: 2 may carry a standardization (a reader of version 1
-#: would ignore it and predict on unscaled data, hence the new number); 1 is still read
-MODEL_VERSION = 2
-MODEL_VERSIONS = (1, 2)
+#: version of ``sipkl.model`` documents: 3 names its array file (named by its content) and
+#: carries the SHA-256 of its own content; 2 may carry a standardization (a reader of version
+#: 1 would ignore it and predict on unscaled data, hence the new number); 1 and 2 are still
+#: read (their array file is the model file's name + ``.npz``, their JSON has no checksum)
+MODEL_VERSION = 3
+MODEL_VERSIONS = (1, 2, 3)
 #: the fitted arrays of a ``StandardScaler`` kept with a model (``None`` ones are skipped)
 SCALER_ARRAYS = ("mean_", "var_", "scale_", "n_samples_seen_")
 #: estimators saved under an earlier class name -> their class name now
@@ -115,41 +123,66 @@ def _expansion_to_dict(expansion) -> dict:
     return data
 
 
-def _expansion_from_parts(data: dict, arrays, prefix: str):
-    points, coef = arrays[f"{prefix}points"], arrays[f"{prefix}coef"]
+def _expansion_from_parts(data: dict, arrays, prefix: str, n_features: int):
+    """The expansion of JSON part ``data`` and arrays ``prefix…``: finite points of
+    ``n_features`` coordinates, finite coefficients of their shape, a finite bias."""
+    points = _finite(arrays[f"{prefix}points"], f"{prefix}points")
+    coef = _finite(arrays[f"{prefix}coef"], f"{prefix}coef")
     kernel = kernel_from_json(data["kernel"])
     landmarks = data.get("landmarks", False)
+    if points.ndim != 2 or points.shape[1] != n_features:
+        raise ValueError(f"{prefix}points has shape {points.shape}, not (m, {n_features}) "
+                         f"for n_features_in = {n_features}")
     shape = (len(points), len(kernel.columns)) if landmarks else (len(points),)
-    if points.ndim != 2 or coef.shape != shape:
-        raise ValueError("model arrays have inconsistent shapes")
+    if coef.shape != shape:
+        raise ValueError(f"{prefix}coef has shape {coef.shape}, expected {shape}")
     kind = LandmarkExpansion if landmarks else KernelExpansion
-    return kind(kernel, points, coef, float(data["bias"]))
+    return kind(kernel, points, coef, float(_finite(data["bias"], "bias")))
 
 
 def _split_pipeline(model):
-    """``(scaler or None, estimator)`` of a sipkl estimator or of a ``Pipeline`` of a
-    ``StandardScaler`` and a sipkl estimator."""
-    if not isinstance(model, Pipeline):
-        return None, model
-    steps = [step for _, step in model.steps]
-    if len(steps) != 2 or not isinstance(steps[0], StandardScaler):
-        raise TypeError(f"model: a Pipeline is saved when it is a StandardScaler followed by "
-                        f"a sipkl estimator, got steps {[type(s).__name__ for s in steps]}")
-    return steps[0], steps[1]
+    """``(scaler or None, estimator)`` of a fitted sipkl estimator (a class of
+    :data:`sipkl.registry.ESTIMATORS`) or of a ``Pipeline`` of a ``StandardScaler`` and one; a
+    ``TypeError`` for anything else, scikit-learn's ``NotFittedError`` for an estimator not
+    fitted."""
+    scaler, estimator = None, model
+    if isinstance(model, Pipeline):
+        steps = [step for _, step in model.steps]
+        if len(steps) != 2 or not isinstance(steps[0], StandardScaler):
+            raise TypeError(f"model: a Pipeline is saved when it is a StandardScaler followed "
+                            f"by a sipkl estimator, got steps {[type(s).__name__ for s in steps]}")
+        scaler, estimator = steps
+    name = type(estimator).__name__
+    if ESTIMATORS.get(name) is not type(estimator):
+        hint = " (save its best_estimator_)" if hasattr(estimator, "best_estimator_") else ""
+        raise TypeError(f"model: save_model saves a sipkl estimator ({', '.join(ESTIMATORS)}) "
+                        f"or a Pipeline of a StandardScaler and one, not a {name}{hint}")
+    check_is_fitted(estimator)
+    return scaler, estimator
 
 
-def save_model(model, path, training_data: dict | None = None) -> None:
-    """Save a fitted sipkl estimator as ``path`` (JSON) and ``path + ".npz"`` (its arrays).
+def save_model(model, path, training_data: dict | None = None) -> str:
+    """Save a fitted sipkl estimator as ``path`` (JSON) and an array file (NPZ) beside it;
+    returns the array file's path.
 
-    ``model`` is the estimator, or a fitted ``Pipeline`` of a ``StandardScaler`` and the
-    estimator (``make_pipeline(StandardScaler(), IKLClassifier())``); :func:`load_model`
-    gives back the same kind. What is saved: the estimator's class and JSON-representable
-    parameters (a family by name and parameters; callbacks and custom oracle objects are not
-    saved), ``classes_``, ``n_features_in_``, the prediction model ``expansions_``, the
-    scaler's ``with_mean``/``with_std`` and fitted arrays, and ``training_data`` (any
-    JSON-representable description of the data, e.g. the command line's target column); the
-    SHA-256 of the NPZ file is kept in the JSON so that a modified array file is rejected.
-    ``result_`` (the run's history) is not saved.
+    ``model`` is the estimator (a class of :data:`sipkl.registry.ESTIMATORS`), or a fitted
+    ``Pipeline`` of a ``StandardScaler`` and the estimator
+    (``make_pipeline(StandardScaler(), IKLClassifier())``); :func:`load_model` gives back the
+    same kind. Anything else is a ``TypeError`` (of a ``GridSearchCV``, save its
+    ``best_estimator_``). What is saved: the estimator's class and parameters (a family by
+    name and parameters), ``classes_``, ``n_features_in_``, the prediction model
+    ``expansions_``, the scaler's ``with_mean``/``with_std`` and fitted arrays, and
+    ``training_data`` (any JSON-representable description of the data, e.g. the command
+    line's target column). A parameter that JSON cannot hold (a callback, an oracle object of
+    one's own) is recorded by name and type only: :func:`load_model` warns that the loaded
+    estimator has its default instead. ``result_`` (the run's history) is not saved.
+
+    The array file is named by its content, ``path`` + ``.<16 hex digits>.npz``. The JSON
+    names it and keeps its SHA-256 and the SHA-256 of the JSON's own content, so that a
+    modified file of either is rejected. ``path`` is written last, by a rename: a save
+    interrupted before it leaves the previous model's files as they were, and after it the
+    previous model's array file is removed. Both files get the permissions of a new file
+    (``0o666`` less the umask).
     """
     scaler, estimator = _split_pipeline(model)
     arrays, models = {}, []
@@ -162,49 +195,116 @@ def save_model(model, path, training_data: dict | None = None) -> None:
         arrays.update({f"scaler_{name}": np.asarray(value) for name, value in fitted.items()
                        if value is not None})
         scaling = {"with_mean": bool(scaler.with_mean), "with_std": bool(scaler.with_std)}
-    npz = os.fspath(path) + ".npz"
-    with open(npz, "wb") as f:
-        np.savez(f, **arrays)
-    params = {}
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    npz_sha256 = hashlib.sha256(buffer.getvalue()).hexdigest()
+    params, unsaved = {}, {}
     for name, value in estimator.get_params(deep=False).items():
         try:
             params[name] = json_value(value)
         except TypeError:
-            params[name] = None  # not representable (callback, custom oracle): not saved
+            unsaved[name] = type(value).__name__
     classes = getattr(estimator, "classes_", None)
-    write_json_atomic(path, document(
+    data = document(
         "sipkl.model", MODEL_VERSION, estimator=type(estimator).__name__, params=params,
-        classes=None if classes is None else classes.tolist(),
+        unsaved=unsaved, classes=None if classes is None else classes.tolist(),
         n_features_in=int(estimator.n_features_in_), expansions=models, scaler=scaling,
-        training_data=training_data, npz_sha256=_sha256(npz)))
+        training_data=training_data, arrays=f"{os.path.basename(path)}.{npz_sha256[:16]}.npz",
+        npz_sha256=npz_sha256)
+    data["sha256"] = _content_sha256(data)
+    previous, npz = _arrays_of(path), _arrays_path(path, data)
+    with atomic_write(npz, "wb") as f:
+        f.write(buffer.getvalue())
+    write_json_atomic(path, data)
+    if previous not in (None, npz) and os.path.exists(previous):
+        os.unlink(previous)
+    return npz
 
 
 def load_model(path):
     """Load a model saved by :func:`save_model` (the estimator, or the ``Pipeline`` of its
     ``StandardScaler`` and the estimator); it predicts as the saved one did. Files of
-    version 1 (no scaler) still load."""
+    versions 1 and 2 still load.
+
+    A ``ValueError`` naming the file rejects a JSON or array file modified since it was
+    saved, and a model that does not hold together: arrays or a bias that are not finite,
+    points or scaler arrays of another number of features than ``n_features_in``, classes
+    that are not distinct labels, or another number of kernel expansions than the classes
+    call for (one for two classes, one per class for more; one for a regressor). A
+    ``UserWarning`` names each parameter that was not saved (see :func:`save_model`).
+    """
     data = check_document(read_json(path), "sipkl.model", MODEL_VERSIONS)
-    npz = os.fspath(path) + ".npz"
+    if data["version"] >= 3 and data.get("sha256") != _content_sha256(data):
+        raise ValueError(f"{path} was modified after it was saved (its content does not "
+                         "match its sha256)")
+    npz = _arrays_path(path, data)
     if _sha256(npz) != data.get("npz_sha256"):
-        raise ValueError(f"{npz} does not match the model file (modified or replaced)")
+        raise ValueError(f"{npz} does not match the model file {path} (modified or replaced)")
+    try:
+        return _model(data, npz, path)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: not a valid model: {exc}") from None
+
+
+def _model(data: dict, npz, path):
+    """The estimator (or ``Pipeline``) of the model document ``data`` and its arrays."""
     name = data.get("estimator")
     cls = ESTIMATORS.get(RENAMED.get(name, name)) if isinstance(name, str) else None
     if cls is None:
         raise ValueError(f"unknown estimator {name!r} (known: {sorted(ESTIMATORS)})")
     params = {k: _decode(v) for k, v in data["params"].items() if v is not None}
     estimator = cls(**params)
+    n_features = data["n_features_in"]
+    if type(n_features) is not int or n_features < 1:
+        raise ValueError(f"n_features_in must be a positive integer, got {n_features!r}")
     with np.load(npz, allow_pickle=False) as arrays:
-        estimator.expansions_ = [_expansion_from_parts(m, arrays, f"e{k}_")
+        estimator.expansions_ = [_expansion_from_parts(m, arrays, f"e{k}_", n_features)
                                  for k, m in enumerate(data["expansions"])]
-        scaler = _scaler(data.get("scaler"), arrays, int(data["n_features_in"]))
-    if data.get("classes") is not None:
-        estimator.classes_ = np.asarray(data["classes"])
-    estimator.n_features_in_ = int(data["n_features_in"])
+        scaler = _scaler(data.get("scaler"), arrays, n_features)
+    classes = _classes(data.get("classes"), estimator)
+    if classes is not None:
+        estimator.classes_ = classes
+    estimator.n_features_in_ = n_features
     kernels = [e.kernel for e in estimator.expansions_]
     estimator.kernel_ = kernels[0] if len(kernels) == 1 else kernels
+    _warn_unsaved(path, data.get("unsaved", {}), estimator)
     if scaler is None:
         return estimator
     return make_pipeline(scaler, estimator)
+
+
+def _classes(classes, estimator):
+    """``classes_`` of a loaded estimator with its ``expansions_``: for a classifier, two or
+    more distinct labels and one expansion for two classes, one per class for more; for a
+    regressor, ``None`` and one expansion."""
+    n_expansions = len(estimator.expansions_)
+    if not is_classifier(estimator):
+        if classes is not None or n_expansions != 1:
+            raise ValueError(f"a regressor has no classes and one kernel expansion, got "
+                             f"classes {classes!r} and {n_expansions} expansion(s)")
+        return None
+    labels = np.asarray(classes)
+    if labels.ndim != 1 or len(labels) < 2 or len(np.unique(labels)) != len(labels):
+        raise ValueError(f"classes must be two or more distinct labels, got {classes!r}")
+    expected = 1 if len(labels) == 2 else len(labels)
+    if n_expansions != expected:
+        raise ValueError(f"{n_expansions} kernel expansion(s) for {len(labels)} classes "
+                         f"(expected {expected})")
+    return labels
+
+
+def _warn_unsaved(path, unsaved: dict, estimator) -> None:
+    """A ``UserWarning`` naming the parameters ``save_model`` could not write (name -> type),
+    which the loaded ``estimator`` has at their defaults."""
+    if not isinstance(unsaved, dict):
+        raise ValueError(f"unsaved must map parameter names to types, got {unsaved!r}")
+    if unsaved:
+        defaults = estimator.get_params(deep=False)
+        listed = ", ".join(f"{name} (a {kind} object, now {defaults[name]!r})"
+                           for name, kind in unsaved.items())
+        warnings.warn(f"{path}: parameters not saved, left at their defaults: {listed}; the "
+                      "model predicts as the saved one did, but a new fit would use these "
+                      "defaults", UserWarning, stacklevel=4)
 
 
 def _scaler(scaling, arrays, n_features: int):
@@ -230,6 +330,33 @@ def _scaler(scaling, arrays, n_features: int):
 def _sha256(path) -> str:
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
+
+
+def _content_sha256(data: dict) -> str:
+    """The SHA-256 of a model document without its ``sha256`` entry, as
+    ``json.dumps(…, sort_keys=True)`` writes it."""
+    content = {key: value for key, value in data.items() if key != "sha256"}
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+
+
+def _arrays_path(path, data: dict) -> str:
+    """The array file of the model document ``data`` at ``path``: the file of the same
+    directory its ``arrays`` entry names (version 3), or ``path + ".npz"`` (versions 1, 2)."""
+    if data["version"] < 3:
+        return os.fspath(path) + ".npz"
+    name = data.get("arrays")
+    if not isinstance(name, str) or os.path.basename(name) != name or not name.endswith(".npz"):
+        raise ValueError(f"{path}: arrays must name an .npz file beside it, got {name!r}")
+    return os.path.join(os.path.dirname(os.fspath(path)), name)
+
+
+def _arrays_of(path) -> str | None:
+    """The array file of the model saved at ``path``, or ``None`` where no model is there."""
+    try:
+        return _arrays_path(path, check_document(read_json(path), "sipkl.model",
+                                                 MODEL_VERSIONS))
+    except (OSError, ValueError):
+        return None
 
 
 def load_checkpoint(path) -> dict:

@@ -25,7 +25,8 @@ class RunStatus(str, enum.Enum):
     FIXED_COLUMNS = "fixed_columns"
     #: the pricing (or the objective) says stop, but the master is not optimal
     MASTER_INACCURATE = "master_inaccurate"
-    #: no new column above the cut while a violation may remain (a duplicate, or a bound above)
+    #: no new column above the cut while a violation may remain (a duplicate, a bound above,
+    #: or a violation that a semi-infinite program's final verification search found)
     NO_NEW_COLUMN = "no_new_column"
     ITERATION_LIMIT = "iteration_limit"
     TIME_LIMIT = "time_limit"

@@ -102,9 +102,11 @@ _UNSET = object()
 
 class _ThreadState(threading.local):
     """``pool``: the :class:`_Pool` in force in this thread (``None``: its blocks in this
-    thread; :data:`_UNSET`: none opened here, the budget ``threads`` rules)."""
+    thread; :data:`_UNSET`: none opened here, the budget ``threads`` rules); ``interrupt``:
+    the event shared by the tasks of the :func:`map_tasks` whose task this thread runs."""
 
     pool = _UNSET
+    interrupt = None
 
 
 _local = _ThreadState()
@@ -120,10 +122,18 @@ class _Pool:
         self.executor = ThreadPoolExecutor(size, thread_name_prefix="sipkl",
                                            initializer=_worker_setup)
 
-    def map(self, fn, items) -> list:
+    def map(self, fn, items, interrupt: threading.Event = None) -> list:
+        """``[fn(item) for item in items]`` on the workers; with ``interrupt``, a Ctrl-C
+        while waiting sets it and the wait goes on (the tasks end early on seeing it)."""
         futures = [self.executor.submit(fn, item) for item in items]
         try:
-            return [f.result() for f in futures]
+            try:
+                return [f.result() for f in futures]
+            except KeyboardInterrupt:
+                if interrupt is None:
+                    raise
+                interrupt.set()
+                return [f.result() for f in futures]
         finally:  # on an error: nothing still runs on the caller's buffers once it raises
             for f in futures:
                 f.cancel()
@@ -217,19 +227,37 @@ def map_tasks(fn, items, n_threads: int) -> list:
     :func:`thread_pool` of its own with the rest of the ``n_threads`` (``n_threads //`` that
     many; 1: its blocks in its own thread), the results in the order of ``items``. With one
     thread (or one item) they run one after the other in this thread, the item inside a pool
-    of all ``n_threads``."""
+    of all ``n_threads``.
+
+    Ctrl-C: the tasks share one ``threading.Event`` (:func:`shared_interrupt`, read in the
+    task's thread), which a task sets where it catches the ``KeyboardInterrupt`` itself (in
+    this thread, one after the other) and which is set where it reaches this thread while
+    it waits for the worker threads; the tasks that read it end early, and their results
+    are returned. A second Ctrl-C while waiting for them is raised."""
     items = list(items)
     outer = max(1, min(int(n_threads), len(items)))
     inner = max(1, int(n_threads) // outer)
+    interrupt = threading.Event()
 
     def one(item):
-        with thread_pool(inner):
-            return fn(item)
+        previous, _local.interrupt = _local.interrupt, interrupt
+        try:
+            with thread_pool(inner):
+                return fn(item)
+        finally:
+            _local.interrupt = previous
     if outer == 1:
         return [one(item) for item in items]
     pool = _Pool(outer)
     try:
         with one_blas_thread():  # held for the tasks' whole lives, whatever they limit
-            return pool.map(one, items)
+            return pool.map(one, items, interrupt)
     finally:
         pool.shutdown()
+
+
+def shared_interrupt():
+    """The ``threading.Event`` shared by the tasks of the :func:`map_tasks` whose task this
+    thread runs (set on Ctrl-C: the task should end early), or ``None`` outside one (for
+    the engine's ``interrupt``: :class:`~sipkl.engine.ColumnGeneration`)."""
+    return _local.interrupt

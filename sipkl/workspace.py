@@ -85,10 +85,15 @@ class Workspace:
 
     def column_from_json(self, data: dict) -> Column:
         """Inverse of :meth:`column_to_json`: the column of the run's family whose document
-        it names (a checkpoint resumes the run of the same family)."""
+        it names (a checkpoint resumes the run of the same family); a ``ValueError`` for a θ
+        that is not the family's number of finite parameters."""
         for family in self.families:
             if family_to_dict(family) == data["family"]:
-                return Column.make(family, data["theta"])
+                theta, n = np.asarray(data["theta"], dtype=float), family.n_params(self.X.shape[1])
+                if theta.shape != (n,) or not np.all(np.isfinite(theta)):
+                    raise ValueError(f"a column of {family!r} must have {n} finite "
+                                     f"parameters, got {data['theta']!r}")
+                return Column.make(family, theta)
         raise ValueError(f"the checkpoint's column family {data['family']} is not one of this "
                          f"run's families {self.families}")
 

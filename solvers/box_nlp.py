@@ -27,13 +27,15 @@ ipopt_available = _minimize_ipopt is not None
 
 # IPOPT's return codes (``status`` of cyipopt's result) that leave a usable point.
 _IPOPT_OK = {0: Status.OPTIMAL, 1: Status.OPTIMAL_INACCURATE,  # solved / acceptable level
-             -1: Status.ITERATION_LIMIT, -4: Status.ITERATION_LIMIT}
+             -1: Status.ITERATION_LIMIT, -4: Status.ITERATION_LIMIT,  # iterations, CPU time
+             -5: Status.ITERATION_LIMIT}  # wall time
 
 
 def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: np.ndarray,
                  lower: np.ndarray, upper: np.ndarray, *, method: str = "ipopt",
                  tol: float = 1e-8, max_iter: int = 100,
-                 value_scale: float = None, relative: bool = False) -> OptimizeResult:
+                 value_scale: float = None, relative: bool = False,
+                 deadline: float = None) -> OptimizeResult:
     """Maximize ``fun`` over the box ``[lower, upper]`` from each row of ``starts``.
 
     Parameters
@@ -52,6 +54,10 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
         objective is then round-off, and IPOPT spends its iterations on it.
     relative : bool
         The first step is sized by the start alone, not by the box (see :func:`ascend_box`).
+    deadline : float, optional
+        A ``time.perf_counter()`` instant: IPOPT's wall-time limit (``max_wall_time``; at
+        least a millisecond per start), past which it returns its current point, status
+        ``iteration_limit``.
 
     Returns
     -------
@@ -90,9 +96,11 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
         res, status, solver, message = None, Status.SOLVER_ERROR, "ipopt", ""
         if method == "ipopt" and ipopt_available:
             try:
-                res = _minimize_ipopt(negated, x0, jac=True, bounds=bounds,
-                                      options=_ipopt_options(negated, x0, lower, upper, tol,
-                                                             max_iter, value_scale, relative))
+                options = _ipopt_options(negated, x0, lower, upper, tol, max_iter,
+                                         value_scale, relative)
+                if deadline is not None:
+                    options["max_wall_time"] = max(deadline - time.perf_counter(), 1e-3)
+                res = _minimize_ipopt(negated, x0, jac=True, bounds=bounds, options=options)
                 status = _IPOPT_OK.get(int(res.status), Status.SOLVER_ERROR)
                 message = str(res.message)
             except Exception as exc:  # an exception raised inside a callback lands here
@@ -277,7 +285,9 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
                hessians: Callable[[np.ndarray], np.ndarray], starts: np.ndarray,
                lower: np.ndarray, upper: np.ndarray, *, tol: float = 1e-8,
                max_iter: int = 30, max_backtracks: int = 10,
-               relative: bool = False) -> OptimizeResult:
+               relative: bool = False,
+               stop: Optional[Callable[[np.ndarray, np.ndarray], bool]] = None
+               ) -> OptimizeResult:
     """Maximize ``fun`` over the box ``[lower, upper]`` from all rows of ``starts`` at once,
     by projected Newton steps (Bertsekas, "Projected Newton methods for optimization problems
     with simple constraints", SIAM J. Control Optim. 20, 1982).
@@ -305,6 +315,8 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     ``relative=True`` (coordinates that are scales, as in :func:`ascend_box`): ε is 10⁻⁶ of
     the row's largest |coordinate| instead
     of the box's width, and the run is also invariant to a box it does not touch.
+    ``stop(x, f)``, where given, ends the run as in :func:`ascend_box` (checked after the
+    first evaluation and after each iteration).
 
     Returns
     -------
@@ -322,7 +334,7 @@ def newton_box(fun: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
     converged = np.zeros(len(x), dtype=bool)
     underestimated = np.zeros(len(x), dtype=bool)  # the last full step gained > 1.1× the model
     nit = 0
-    while moving.any() and nit < max_iter:
+    while moving.any() and nit < max_iter and not (stop is not None and stop(x, f)):
         nit += 1
         k = np.flatnonzero(moving)
         direction = _newton_directions(hessians, x[k], g[k], lower, upper, relative)

@@ -19,43 +19,107 @@ from .status import Attempt, Status
 DEFAULT_SOLVERS = ("CLARABEL", "ECOS", "SCS")
 SOLVER_OPTIONS: dict[str, dict] = {"SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 100_000}}
 
+#: the interior-point solvers: their certificates of infeasibility and unboundedness hold to
+#: their tolerances, so that their verdicts outrank those of every other solver (first-order
+#: ones such as SCS and OSQP, whose certificates are those of an iteration that stopped)
+INTERIOR_POINT = frozenset({"CLARABEL", "ECOS", "CVXOPT", "MOSEK", "QOCO"})
+
+#: what each status claims of the problem, where it claims something: a solution (optimal,
+#: accurate or not), or none
+_VERDICTS = {Status.OPTIMAL: Status.OPTIMAL, Status.OPTIMAL_INACCURATE: Status.OPTIMAL,
+             Status.INFEASIBLE: Status.INFEASIBLE, Status.UNBOUNDED: Status.UNBOUNDED}
+
+
+def check_solvers(solvers) -> tuple[str, ...]:
+    """``solvers`` as a tuple of cvxpy solver names (upper case, as cvxpy reads them).
+
+    A ``TypeError`` for a string (one solver is a list of one name, ``["CLARABEL"]``) or
+    anything but a sequence of names; a ``ValueError`` for an empty list or a name that
+    cvxpy does not know (neither one of its solvers nor an installed one), naming those it
+    knows. A known solver that is not installed is accepted: :func:`solve_cvxpy` records it
+    as an attempt and tries the next one.
+    """
+    if isinstance(solvers, str) or not isinstance(solvers, Sequence) \
+            or not all(isinstance(name, str) for name in solvers):
+        raise TypeError(f"solvers must be a list of cvxpy solver names, e.g. ['CLARABEL'], got "
+                        f"{solvers!r}")
+    names = tuple(name.upper() for name in solvers)
+    known = set(cp.settings.SOLVERS) | _installed_solvers()
+    unknown = [name for name in names if name not in known]
+    if not names or unknown:
+        raise ValueError(f"solvers: {'unknown ' + repr(unknown) if unknown else 'none given'}; "
+                         f"cvxpy knows {sorted(known)} (installed here: "
+                         f"{sorted(_installed_solvers())})")
+    return names
+
 
 def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS, *,
                 warn: bool = True, **solver_options) -> tuple[Status, list[Attempt]]:
     """Solve ``problem`` with the first solver of ``solvers`` that gives a usable answer.
 
-    Each solver gets :data:`SOLVER_OPTIONS` updated by ``solver_options[name]``.
-    Every solver is called cold (``warm_start=False``): a warm start after a change of the
-    problem data can return a stale "optimal" with some back-ends. A solver that raises, is
-    not installed, or returns a non-optimal status is recorded as an :class:`Attempt` and the
-    next one is tried. ``optimal_inaccurate`` is accepted only if no later solver does better,
-    and a :class:`RuntimeWarning` says so (``warn=False``: the status and the attempts alone
-    say so, for callers that use optimal answers only).
+    ``solvers`` is checked by :func:`check_solvers`. Each solver gets :data:`SOLVER_OPTIONS`
+    updated by ``solver_options[name]``. Every solver is called cold (``warm_start=False``):
+    a warm start after a change of the problem data can return a stale "optimal" with some
+    back-ends. A solver that is not installed, that would crash on the problem
+    (:func:`_crashes`: it is not called), that raises a solver failure (cvxpy's
+    ``SolverError``, a ``ValueError``, an ``ArithmeticError``, a back-end's
+    ``RuntimeError``) or that returns another status than ``optimal`` is recorded as an
+    :class:`Attempt`, and the next one is tried. Any other exception (``TypeError``,
+    ``NotImplementedError``, …) is a programming error and propagates.
 
-    Returns the final status and the list of attempts (the last one is the one in effect).
+    The verdicts — a solution (``optimal`` or ``optimal_inaccurate``), ``infeasible``,
+    ``unbounded`` — of the interior-point solvers (:data:`INTERIOR_POINT`) outrank the
+    others' (first-order, less accurate), and none is overruled by one of a lower rank:
+
+    * the first ``optimal`` answer is returned, unless an interior-point solver found the
+      problem infeasible or unbounded before: that verdict is definite, the solvers of a
+      lower rank after it are not asked, and those of its rank are, to check it;
+    * where the verdicts of the highest rank given differ, the status is
+      ``conflicting_verdicts`` (no answer; the attempts say who said what);
+    * else their one verdict is returned: ``infeasible``, ``unbounded``, or
+      ``optimal_inaccurate`` with the first such solution (restored: later solvers may have
+      overwritten it), which a :class:`RuntimeWarning` announces (``warn=False``: the status
+      and the attempts alone say so, for callers that use optimal answers only);
+    * without a verdict, the last attempt's status (``solver_error``, ``iteration_limit``).
+
+    Returns the final status and the list of attempts.
     """
+    solvers = check_solvers(solvers)
     installed = _installed_solvers()
     attempts: list[Attempt] = []
     inaccurate_values = None
+    definite = None  # an interior-point solver's infeasible or unbounded
     for name in solvers:
+        if definite is not None and name not in INTERIOR_POINT:
+            continue
         if name not in installed:
             attempts.append(Attempt(name, Status.SOLVER_ERROR, "not installed"))
             continue
         start = time.perf_counter()
         try:
-            problem.solve(solver=name, warm_start=False,
-                          **{**SOLVER_OPTIONS.get(name, {}), **solver_options.get(name, {})})
-            status = Status.from_cvxpy(problem.status)
-            message = problem.status
-        except (cp.error.SolverError, ValueError, ArithmeticError) as exc:
+            if _crashes(name, problem):
+                status, message = Status.SOLVER_ERROR, ("not asked: every cone constraint is "
+                                                        "constant, which crashes its setup")
+            else:
+                problem.solve(solver=name, warm_start=False,
+                              **{**SOLVER_OPTIONS.get(name, {}), **solver_options.get(name, {})})
+                status, message = Status.from_cvxpy(problem.status), problem.status
+        except (NotImplementedError, RecursionError):
+            raise
+        except (cp.error.SolverError, ValueError, ArithmeticError, RuntimeError) as exc:
             status, message = Status.SOLVER_ERROR, f"{type(exc).__name__}: {exc}"
         attempts.append(Attempt(name, status, message, time.perf_counter() - start))
-        if status is Status.OPTIMAL:
+        if status is Status.OPTIMAL and definite is None:
             return status, attempts
+        if definite is None and name in INTERIOR_POINT and status in (Status.INFEASIBLE,
+                                                                      Status.UNBOUNDED):
+            definite = status
         if status is Status.OPTIMAL_INACCURATE and inaccurate_values is None:
             inaccurate_values = [v.value for v in problem.variables()], _duals(problem)
-    if inaccurate_values is not None:
-        # Restore the first inaccurate solution: later failing solvers may have overwritten it.
+    verdicts = _verdicts(attempts)
+    if len(verdicts) > 1:
+        return Status.CONFLICTING, attempts
+    if verdicts == {Status.OPTIMAL}:
         values, duals = inaccurate_values
         for var, val in zip(problem.variables(), values):
             var.value = val
@@ -66,7 +130,27 @@ def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS, *
                           f"({', '.join(a.solver + '=' + a.status.value for a in attempts)})",
                           RuntimeWarning, stacklevel=2)
         return Status.OPTIMAL_INACCURATE, attempts
-    return (attempts[-1].status if attempts else Status.SOLVER_ERROR), attempts
+    if verdicts:
+        return verdicts.pop(), attempts
+    return attempts[-1].status, attempts
+
+
+def _verdicts(attempts: list[Attempt]) -> set[Status]:
+    """The verdicts of the highest rank among ``attempts`` (:data:`_VERDICTS`): the
+    interior-point solvers', or where none gave one, the others'."""
+    ranked = [{_VERDICTS[a.status] for a in attempts if a.status in _VERDICTS
+               and (a.solver in INTERIOR_POINT) is interior} for interior in (True, False)]
+    return ranked[0] or ranked[1]
+
+
+def _crashes(name: str, problem: cp.Problem) -> bool:
+    """Whether the back-end ``name`` is known to crash on ``problem``: ECOS where no cone
+    constraint has a coefficient on a variable (its inequality matrix G has no nonzero entry)
+    fails in its setup, with a ``RuntimeError`` or a native crash (SIGSEGV, SIGABRT)."""
+    if name != "ECOS":
+        return False
+    G = problem.get_problem_data(name)[0].get(cp.settings.G)
+    return G is not None and G.nnz == 0
 
 
 @functools.lru_cache(maxsize=1)

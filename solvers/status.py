@@ -17,6 +17,9 @@ class Status(str, enum.Enum):
     UNBOUNDED = "unbounded"
     ITERATION_LIMIT = "iteration_limit"
     SOLVER_ERROR = "solver_error"
+    #: the solvers' verdicts contradict each other (one finds a solution, another none, or
+    #: one proves infeasibility, another unboundedness): no answer
+    CONFLICTING = "conflicting_verdicts"
 
     @property
     def usable(self) -> bool:

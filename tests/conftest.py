@@ -1,4 +1,7 @@
 """Fixtures shared by the tests."""
+import hashlib
+import json
+
 import pytest
 
 import sipkl
@@ -25,3 +28,17 @@ def kernel_values(monkeypatch):
         return out
     monkeypatch.setattr(LazyGram, "block", counted)
     return sizes
+
+
+@pytest.fixture
+def edit_model():
+    """``edit_model(path, **entries)``: set ``entries`` in a saved model's JSON document and
+    sign it again as ``save_model`` signs it (``sha256``: the SHA-256 of
+    ``json.dumps(document without sha256, sort_keys=True)``), as a tool editing the file
+    would; the model is then checked on its content alone."""
+    def edit(path, **entries):
+        data = {**json.loads(path.read_text()), **entries}
+        del data["sha256"]
+        data["sha256"] = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+        path.write_text(json.dumps(data))
+    return edit

@@ -1,5 +1,6 @@
 """Bad input ends in a clear ValueError/TypeError (or a documented warning) naming the
 argument: families, price matrices, oracles, masters, the engine, and every public estimator."""
+import cvxpy as cp
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, is_classifier
@@ -8,10 +9,11 @@ import sipkl
 from sipkl import (Column, ColumnGeneration, GaussianARD, GaussianIso, PriceMatrix)
 from sipkl.estimators.base import initial_column
 from sipkl.kernels import KernelUnion, Precomputed
-from sipkl.masters import HingeMKLNewton
+from sipkl.masters import AlignfMaster, HingeMKLNewton, HingeMKLQCQP
 from sipkl.oracles import GridOracle, MultiStartOracle
 from sipkl.registry import make_oracle
-from sipkl.solvers import maximize_box
+from sipkl.sip import Box, DiscretizedMaster, SemiInfiniteConstraint, SemiInfiniteProgram
+from sipkl.solvers import maximize_box, solve_cvxpy
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(30, 2))
@@ -35,6 +37,33 @@ def _run(master=None, oracle=None, columns="default", weights=None):
 
 
 TWO = [Column.make(GaussianIso(), 1.0), Column.make(GaussianIso(), 4.0)]
+
+_v = cp.Variable()
+SIP_PARTS = (cp.Minimize(_v), [SemiInfiniteConstraint(lambda v, t: t[0] - v, _v,
+                                                      Box([0.0], [1.0]))])
+
+#: every place that takes a list of cvxpy solvers, called with ``solvers``
+TAKE_SOLVERS = {
+    "solve_cvxpy": lambda solvers: solve_cvxpy(cp.Problem(cp.Minimize(_v), [_v >= 0]), solvers),
+    "HingeMKLQCQP": lambda solvers: HingeMKLQCQP(y, 1.0, solvers=solvers),
+    "AlignfMaster": lambda solvers: AlignfMaster(y, solvers=solvers),
+    "DiscretizedMaster": lambda solvers: DiscretizedMaster(*SIP_PARTS, solvers=solvers),
+    "SemiInfiniteProgram.solve": lambda solvers: SemiInfiniteProgram(*SIP_PARTS).solve(
+        solvers=solvers),
+    "SemiInfiniteProgram.solve_discretized": lambda solvers: SemiInfiniteProgram(
+        *SIP_PARTS).solve_discretized(solvers=solvers),
+}
+
+
+@pytest.mark.parametrize("call", TAKE_SOLVERS.values(), ids=TAKE_SOLVERS.keys())
+def test_solvers_is_a_list_of_known_names(call):
+    """A string is refused (one solver is a list of one name), and so is a name cvxpy does
+    not know, the error naming the argument and the solvers it knows."""
+    with pytest.raises(TypeError, match=r"solvers must be a list .*got 'CLARABEL'"):
+        call("CLARABEL")
+    with pytest.raises(ValueError, match=r"solvers: unknown \['CLARABLE'\]; cvxpy knows "
+                                         r"\[.*'CLARABEL'.*\]"):
+        call(["CLARABLE"])
 
 
 FAMILY_AND_ENGINE = [
@@ -159,3 +188,35 @@ def test_estimators_name_the_bad_parameter(est, param, value):
         pytest.skip(f"{est.__name__} has no parameter {param}")
     with pytest.raises((ValueError, TypeError), match=param):
         estimator.set_params(**{param: value}).fit(*_data(estimator))
+
+
+def _assert_unchanged(estimator, before, predictions):
+    """``estimator`` holds the very attributes ``before`` and predicts ``predictions`` on X."""
+    assert vars(estimator).keys() == before.keys()
+    assert all(vars(estimator)[name] is value for name, value in before.items())
+    np.testing.assert_array_equal(estimator.predict(X), predictions)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_rejected_warm_start_leaves_the_fitted_estimator_as_it_was():
+    clf = sipkl.IKLClassifier(family=GaussianARD(), oracle="grid", max_iter=2, warm_start=True,
+                              random_state=0).fit(X, y)
+    before, predictions = dict(vars(clf)), clf.predict(X)
+    with pytest.raises(ValueError, match="warm_start"):  # ARD scales of 2 features, not 3
+        clf.fit(np.column_stack([X, X[:, 0]]), y)
+    _assert_unchanged(clf, before, predictions)
+    with pytest.raises(ValueError, match="warm_start: the classes"):
+        clf.fit(X, np.arange(len(X)) % 3)
+    _assert_unchanged(clf, before, predictions)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("est", [e for e in ESTIMATORS if is_classifier(e())],
+                         ids=lambda c: c.__name__)
+def test_a_rejected_fit_leaves_the_fitted_classifier_as_it_was(est):
+    """Rejected after its data passed validation: one class on 3 features."""
+    estimator = est(max_iter=2, oracle="grid").fit(X, y.astype(int))
+    before, predictions = dict(vars(estimator)), estimator.predict(X)
+    with pytest.raises(ValueError, match="1 class"):
+        estimator.fit(np.ones((5, 3)), np.zeros(5, dtype=int))
+    _assert_unchanged(estimator, before, predictions)

@@ -9,7 +9,7 @@ import pytest
 from sklearn.datasets import make_moons
 
 from sipkl import IKLClassifier
-from sipkl.cli import main
+from sipkl.cli import main, read_csv
 from sipkl.persistence import load_model
 
 
@@ -127,6 +127,20 @@ def test_data_errors(moons_csv, tmp_path, capsys):
     other.write_text('{"a": 1}')
     assert "not a sipkl model, run or checkpoint" in error_of(
         ["plot", str(other), "--out", str(tmp_path / "x.png")], capsys)
+
+
+def test_a_csv_without_header_and_with_string_labels_keeps_every_row(moons_csv, tmp_path,
+                                                                     capsys):
+    """The first row of numbers and a label "yes"/"no" is data, not a header."""
+    _, X, y = moons_csv
+    path = tmp_path / "no_header.csv"
+    with open(path, "w", newline="") as f:
+        csv.writer(f).writerows([[a, b, t] for (a, b), t in zip(X, y)])
+    Xr, yr = read_csv(path, "-1")
+    np.testing.assert_array_equal(Xr, X)
+    assert list(yr) == list(y)
+    assert main(["fit", str(path), "--target", "2", "--oracle", "grid", "--max-iter", "2"]) == 0
+    assert f"on {len(X)} points × 2 features" in capsys.readouterr().out
 
 
 def test_option_errors(moons_csv, tmp_path, capsys):

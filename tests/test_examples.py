@@ -82,6 +82,7 @@ assert snapshots[-1].pricing.upper_bound <= last.threshold * (1 + 1e-4)
 """
 
 
+@pytest.mark.roundoff
 def test_tutorial_notebook():
     """The tutorial notebook (the docs page's one source) runs top to bottom in a fresh
     Jupyter kernel, draws its figures, and its run holds up to an independent check."""
@@ -115,6 +116,7 @@ assert abs(finite.objective - z_d.value) <= 1e-6 * z_d.value
 """
 
 
+@pytest.mark.roundoff
 def test_sip_tutorial_notebook():
     """The SIP tutorial notebook (the page "Your first semi-infinite program") runs top to
     bottom in a fresh Jupyter kernel — its asserts check every number its text states against

@@ -112,19 +112,16 @@ def test_family_equality_is_by_value_of_the_arguments():
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_a_model_saved_under_an_earlier_class_name_loads(tmp_path):
+def test_a_model_saved_under_an_earlier_class_name_loads(tmp_path, edit_model):
     X, y = make_moons(30, noise=0.2, random_state=0)
     model = sipkl.AlignmentKernelClassifier(oracle="grid", max_iter=2).fit(X, y)
     path = tmp_path / "model.json"
     save_model(model, path)
-    data = json.loads(path.read_text())
-    data["estimator"] = "FSAMAlignmentClassifier"
-    path.write_text(json.dumps(data))
+    edit_model(path, estimator="FSAMAlignmentClassifier")
     again = load_model(path)
     assert type(again) is sipkl.AlignmentKernelClassifier
     np.testing.assert_array_equal(again.predict(X), model.predict(X))
-    data["estimator"] = "Nope"
-    path.write_text(json.dumps(data))
+    edit_model(path, estimator="Nope")
     with pytest.raises(ValueError, match="unknown estimator 'Nope'.*IKLClassifier"):
         load_model(path)
 

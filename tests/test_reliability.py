@@ -1,24 +1,31 @@
 """Solver faults, limits, interrupts, checkpoint/resume and persistence (engine and IKL)."""
 import json
+import os
 import pickle
+import re
+import stat
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
+import cvxpy as cp
 import numpy as np
 import pytest
 from sklearn.datasets import make_moons
+from sklearn.exceptions import NotFittedError
+from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+import sipkl.persistence as persistence
 import sipkl.solvers.box_nlp as box_nlp
 from sipkl import ColumnGeneration, GaussianARD, GaussianIso, IKLClassifier
 from sipkl.contracts import Column
 from sipkl.estimators.base import initial_column
 from sipkl.masters import HingeMKLNewton, HingeMKLQCQP
-from sipkl.oracles import MultiStartOracle
+from sipkl.oracles import GridOracle, MultiStartOracle
 from sipkl.persistence import (kernel_from_json, kernel_to_json, load_checkpoint, load_model,
                                save_model)
 from sipkl.solvers import SolverError, Status, maximize_box
@@ -102,20 +109,24 @@ def test_oracle_crash_keeps_master_solution(moons):
     assert np.isfinite(res.objective)
 
 
+#: a solver that cvxpy knows and that is not installed here
+MISSING = next(name for name in cp.settings.SOLVERS if name not in cp.installed_solvers())
+
+
 def test_qcqp_master_falls_back_along_its_solver_list(moons):
     X, y = moons
     K = GaussianIso().gram([1.0], X)
     reference = HingeMKLQCQP(y, 10.0, solvers=("CLARABEL",)).solve([K])
-    sol = HingeMKLQCQP(y, 10.0, solvers=("NOT_A_SOLVER", "ECOS_BB_MISSING", "CLARABEL")).solve([K])
-    assert [a.solver for a in sol.attempts] == ["NOT_A_SOLVER", "ECOS_BB_MISSING", "CLARABEL"]
-    assert [a.status for a in sol.attempts][:2] == [Status.SOLVER_ERROR] * 2
+    sol = HingeMKLQCQP(y, 10.0, solvers=(MISSING, "clarabel")).solve([K])
+    assert [a.solver for a in sol.attempts] == [MISSING, "CLARABEL"]
+    assert sol.attempts[0].status is Status.SOLVER_ERROR
     assert sol.status is Status.OPTIMAL
     np.testing.assert_allclose(sol.objective, reference.objective, rtol=1e-7)
 
 
 def test_qcqp_master_reports_total_failure(moons):
     X, y = moons
-    sol = HingeMKLQCQP(y, 10.0, solvers=("NOT_A_SOLVER",)).solve([GaussianIso().gram([1.0], X)])
+    sol = HingeMKLQCQP(y, 10.0, solvers=(MISSING,)).solve([GaussianIso().gram([1.0], X)])
     assert sol.status is Status.SOLVER_ERROR and np.isnan(sol.objective)
 
 
@@ -277,6 +288,56 @@ def test_damaged_checkpoint_is_rejected(tmp_path, moons):
         engine(y).run(GaussianIso(), X, None, resume=str(path))
 
 
+def _edited(**edits):
+    """A damage: the checkpoint's JSON with each entry ``name`` replaced by ``edit(data)``."""
+    def damage(path, data):
+        path.write_text(json.dumps({**data, **{k: edit(data) for k, edit in edits.items()}}))
+    return damage
+
+
+DAMAGES = {
+    "not UTF-8": lambda path, data: path.write_bytes(b"\xff\xfe\x00\x81"),
+    "not a checkpoint": lambda path, data: path.write_text("[1, 2]"),
+    "iteration a word": _edited(iteration=lambda d: "two"),
+    "iteration a fraction": _edited(iteration=lambda d: 1.5),
+    "weights words": _edited(weights=lambda d: ["a"] * len(d["weights"])),
+    "theta of two numbers": _edited(columns=lambda d: [{**c, "theta": [1.0, 2.0]}
+                                                       for c in d["columns"]]),
+    "random state cut": _edited(rng_state=lambda d: {"bit_generator": "PCG64"}),
+    "random state unknown": _edited(rng_state=lambda d: {**d["rng_state"],
+                                                        "bit_generator": "Nope"}),
+    "history without time": _edited(history=lambda d: {k: v for k, v in d["history"].items()
+                                                       if k != "time"}),
+    "history too short": _edited(history=lambda d: {k: v[:-1]
+                                                    for k, v in d["history"].items()}),
+    "previous objective a word": _edited(previous_objective=lambda d: "x"),
+    "no fingerprint": lambda path, data: path.write_text(json.dumps(
+        {k: v for k, v in data.items() if k != "fingerprint"})),
+}
+
+
+@pytest.mark.parametrize("damage", DAMAGES.values(), ids=DAMAGES.keys())
+def test_a_damaged_checkpoint_is_refused_naming_the_file(tmp_path, moons, damage):
+    X, y = moons
+    path = tmp_path / "ck.json"
+    engine(y, max_iter=2, checkpoint=str(path)).run(GaussianIso(), X,
+                                                     [initial_column(GaussianIso(), X)])
+    damage(path, json.loads(path.read_text()))
+    with pytest.raises(ValueError, match=f"checkpoint {re.escape(str(path))}"):
+        engine(y).run(GaussianIso(), X, None, resume=str(path))
+
+
+def test_a_checkpoint_of_other_data_is_refused(tmp_path, moons):
+    """The same family and master on other training points is another program."""
+    X, y = moons
+    path = tmp_path / "ck.json"
+    engine(y, max_iter=2, checkpoint=str(path)).run(GaussianIso(), X,
+                                                     [initial_column(GaussianIso(), X)])
+    with pytest.raises(ValueError, match=f"checkpoint {re.escape(str(path))} belongs to "
+                                         r"another program: .*'X': \[100, 2\]"):
+        engine(y[:60]).run(GaussianIso(), X[:60], None, resume=str(path))
+
+
 def test_learned_kernel_json_round_trip_and_tampering(moons):
     X, y = moons
     clf = IKLClassifier(family=GaussianARD(), random_state=0).fit(X, y)
@@ -319,14 +380,14 @@ def test_model_save_load_and_tampered_arrays(tmp_path, moons):
     X, y = moons
     clf = IKLClassifier(family=GaussianARD(), C=3.0, random_state=0).fit(X, y)
     path = tmp_path / "model.json"
-    save_model(clf, path)
+    npz = save_model(clf, path)
     loaded = load_model(path)
     np.testing.assert_array_equal(loaded.decision_function(X), clf.decision_function(X))
     assert loaded.get_params()["C"] == 3.0
-    with np.load(str(path) + ".npz") as arrays:
+    with np.load(npz) as arrays:
         changed = {k: arrays[k] for k in arrays.files}
     changed["e0_coef"] = changed["e0_coef"] * 2
-    with open(str(path) + ".npz", "wb") as f:
+    with open(npz, "wb") as f:
         np.savez(f, **changed)
     with pytest.raises(ValueError, match="modified"):
         load_model(path)
@@ -343,17 +404,97 @@ def test_model_with_its_scaler_and_older_versions(tmp_path, moons):
     np.testing.assert_array_equal(loaded.decision_function(X), pipeline.decision_function(X))
     with pytest.raises(TypeError, match="StandardScaler followed by"):
         save_model(make_pipeline(IKLClassifier()), path)
-    # a version-1 file (written before models could carry a scaler) still loads
+    # a version-1 file (written before models could carry a scaler, its arrays in
+    # model.json.npz, no checksum of its JSON) still loads
     bare = IKLClassifier(C=3.0, random_state=0).fit(X[:, :1], y)
-    save_model(bare, path)
+    os.replace(save_model(bare, path), str(path) + ".npz")
     data = json.loads(path.read_text())
-    assert data["version"] == 2 and data["scaler"] is None
-    del data["scaler"], data["training_data"]
+    assert data["version"] == 3 and data["scaler"] is None
+    for key in ("scaler", "training_data", "unsaved", "arrays", "sha256"):
+        del data[key]
     path.write_text(json.dumps(dict(data, version=1)))
     np.testing.assert_array_equal(load_model(path).predict(X[:, :1]), bare.predict(X[:, :1]))
-    path.write_text(json.dumps(dict(data, version=3)))
-    with pytest.raises(ValueError, match="reads version 1, 2"):
+    path.write_text(json.dumps(dict(data, version=4)))
+    with pytest.raises(ValueError, match="reads version 1, 2, 3"):
         load_model(path)
+
+
+def test_a_model_file_is_checked_whole(tmp_path, moons, edit_model):
+    """A JSON edited after the save is rejected; signed again, a model that does not hold
+    together is rejected all the same, each with the file and what is wrong."""
+    X, y = moons
+    path = tmp_path / "model.json"
+    save_model(IKLClassifier(oracle="grid", random_state=0).fit(X, y), path)
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(data, n_features_in=3)))
+    with pytest.raises(ValueError, match=f"{re.escape(str(path))} was modified"):
+        load_model(path)
+    for entries, wrong in (({"n_features_in": 3}, r"e0_points has shape \(\d+, 2\), not "
+                            r"\(m, 3\) for n_features_in = 3"),
+                           ({"expansions": [dict(data["expansions"][0], bias=float("nan"))]},
+                            "bias must be finite"),
+                           ({"classes": [-1.0, 1.0, 2.0]},
+                            r"1 kernel expansion\(s\) for 3 classes \(expected 3\)")):
+        path.write_text(json.dumps(data))
+        edit_model(path, **entries)
+        with pytest.raises(ValueError, match=f"{re.escape(str(path))}: .*{wrong}"):
+            load_model(path)
+    path.write_text(json.dumps(data))
+    np.testing.assert_array_equal(load_model(path).classes_, [-1.0, 1.0])
+
+
+def test_an_interrupted_save_leaves_the_previous_model(tmp_path, moons, monkeypatch):
+    X, y = moons
+    path = tmp_path / "model.json"
+    first, second = (IKLClassifier(C=C, oracle="grid", random_state=0).fit(X, y)
+                     for C in (0.1, 100.0))
+    assert not np.array_equal(first.decision_function(X), second.decision_function(X))
+    save_model(first, path)
+
+    def interrupted(*args):
+        raise KeyboardInterrupt
+    with monkeypatch.context() as patch:  # interrupted once the new arrays are written
+        patch.setattr(persistence, "write_json_atomic", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            save_model(second, path)
+    np.testing.assert_array_equal(load_model(path).decision_function(X),
+                                  first.decision_function(X))
+    arrays = save_model(second, path)
+    np.testing.assert_array_equal(load_model(path).decision_function(X),
+                                  second.decision_function(X))
+    # the first model's arrays removed, no temporary file left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.json", Path(arrays).name]
+
+
+def test_model_files_get_the_permissions_of_a_new_file(tmp_path, moons):
+    X, y = moons
+    umask = os.umask(0o027)
+    try:
+        save_model(IKLClassifier(oracle="grid").fit(X, y), tmp_path / "model.json")
+    finally:
+        os.umask(umask)
+    modes = [stat.S_IMODE(p.stat().st_mode) for p in tmp_path.iterdir()]
+    assert modes == [0o666 & ~0o027] * 2
+
+
+def test_a_parameter_that_is_not_saved_is_named_on_load(tmp_path, moons):
+    X, y = moons
+    clf = IKLClassifier(oracle=GridOracle(), random_state=0).fit(X, y)
+    save_model(clf, tmp_path / "model.json")
+    with pytest.warns(UserWarning, match=r"oracle \(a GridOracle object, now 'ipopt'\)"):
+        loaded = load_model(tmp_path / "model.json")
+    np.testing.assert_array_equal(loaded.decision_function(X), clf.decision_function(X))
+
+
+def test_save_model_names_what_it_saves(tmp_path, moons):
+    X, y = moons
+    search = GridSearchCV(IKLClassifier(oracle="grid"), {"C": [1.0]}, cv=2)
+    with pytest.raises(TypeError, match=r"IKLClassifier.* not a GridSearchCV "
+                                        r"\(save its best_estimator_\)"):
+        save_model(search.fit(X, y), tmp_path / "model.json")
+    with pytest.raises(NotFittedError, match="IKLClassifier"):
+        save_model(IKLClassifier(), tmp_path / "model.json")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_pickle_round_trip(moons):
@@ -361,3 +502,42 @@ def test_pickle_round_trip(moons):
     clf = IKLClassifier(random_state=0).fit(X, y)
     again = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(again.decision_function(X), clf.decision_function(X))
+
+
+def default_sip_run(**options):
+    """A SIP over a 2-D box priced by multi-start IPOPT (the uniform approximation of
+    exp(t₁t₂) by an affine function): the result and the coefficients."""
+    from sipkl.sip import Box, SemiInfiniteConstraint, SemiInfiniteProgram
+    a, z = cp.Variable(3), cp.Variable()
+    basis = lambda t: np.column_stack([np.ones(len(t)), t[:, 0], t[:, 1]])
+    target = lambda t: np.exp(t[:, 0] * t[:, 1])
+    T = Box([0.0, 0.0], [1.0, 1.0])
+    result = SemiInfiniteProgram(cp.Minimize(z), [
+        SemiInfiniteConstraint(lambda a, t: basis(t) @ a - target(t) - z, a, T,
+                               vectorized=True),
+        SemiInfiniteConstraint(lambda a, t: target(t) - basis(t) @ a - z, a, T,
+                               vectorized=True)]).solve("ipopt", **options)
+    return result, a.value
+
+
+def test_default_runs_give_the_same_bits_in_every_call(moons):
+    """No ``random_state``: the multi-start pricing's random starts come from the fixed
+    :data:`~sipkl.engine.DEFAULT_SEED`, stated in the result, so that two calls give the
+    same bits, and a call in another process (another hash seed) too (a SIP over a 2-D box,
+    priced by multi-start IPOPT, and an IKL fit); another seed is a run of its own, stated
+    too."""
+    from sipkl.engine import DEFAULT_SEED
+    (first, a1), (second, a2) = default_sip_run(), default_sip_run()
+    assert first.random_state == second.random_state == DEFAULT_SEED
+    assert first.objective == second.objective and np.array_equal(a1, a2)
+    other = subprocess.run(
+        [sys.executable, "-c", "import test_reliability as t; r, a = t.default_sip_run(); "
+         "print(r.objective.hex(), *[v.hex() for v in a])"],
+        cwd=Path(__file__).parent, capture_output=True, text=True, check=True,
+        env={**os.environ, "PYTHONHASHSEED": "12345"})
+    assert other.stdout.split() == [first.objective.hex(), *[v.hex() for v in a1]]
+    assert default_sip_run(random_state=7)[0].random_state == 7
+    X, y = moons
+    fits = [IKLClassifier(C=10.0, max_iter=5).fit(X, y) for _ in range(2)]
+    assert [f.result_.random_state.entropy for f in fits] == [DEFAULT_SEED] * 2  # spawned
+    np.testing.assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))

@@ -3,6 +3,8 @@ intersections that include ellipsoids: against closed forms (a disk's support fu
 ray exits), a second formulation solved by cvxpy (the robust counterpart of a robust LP over
 a disk cut by a half-plane, written by conic duality), brute force over a dense polar sample,
 and the same run in other units."""
+import re
+
 import cvxpy as cp
 import numpy as np
 import pytest
@@ -120,9 +122,48 @@ def test_the_same_run_with_the_set_in_other_units():
     np.testing.assert_allclose(b.points[0], 1000.0 * a.points[0], rtol=1e-6, atol=1e-6)
 
 
+def crescent(units=1.0, h_units=1.0):
+    """The unit disk less the disk of radius 0.8 about (0.5, 0), t in ``units``, h in
+    ``h_units``: h₂ = 0.64 − ‖t − (0.5, 0)‖² is concave, the set not convex (the radial map
+    from its deepest point would cover a part of it only, and a program over it be solved
+    over that part)."""
+    c = np.array([0.5, 0.0])
+    return SmoothSet(lambda t: h_units * np.c_[np.sum((t / units) ** 2, axis=1) - 1.0,
+                                               0.64 - np.sum((t / units - c) ** 2, axis=1)],
+                     [-1.5 * units] * 2, [1.5 * units] * 2)
+
+
+def test_a_set_whose_h_is_not_convex_is_refused_in_any_units():
+    """Construction refuses the crescent, naming h and a chord where the convexity
+    inequality fails; there its gap is λ(1 − λ)‖a − b‖² (h₂'s closed form). The same chord,
+    ×1000, and gap, ×10⁶, with t in units ×1000 and h in units ×10⁶; the disk alone (h₁) is
+    accepted in both."""
+    found = []
+    for units, h_units in [(1.0, 1.0), (1000.0, 1e6)]:
+        with pytest.raises(ValueError, match="h is not convex on the box") as refused:
+            crescent(units, h_units)
+        words = re.search(r"h_2\(λa.* by (\S+) at a = \[(\S+), (\S+)\], b = \[(\S+), (\S+)\], "
+                          r"λ = (\S+)$", str(refused.value))
+        gap, a1, a2, b1, b2, lam = map(float, words.groups())
+        closed = h_units * lam * (1.0 - lam) * ((a1 - b1) ** 2 + (a2 - b2) ** 2) / units ** 2
+        assert abs(gap - closed) <= 1e-5 * closed
+        found.append(np.array([gap / h_units, a1 / units, a2 / units, b1 / units,
+                               b2 / units, lam]))
+        disk = SmoothSet(lambda t, u=units, s=h_units: s * (np.sum((t / u) ** 2, axis=1) - 1),
+                         [-1.5 * units] * 2, [1.5 * units] * 2)
+        np.testing.assert_allclose(disk.upper, [units, units], rtol=1e-7)
+    np.testing.assert_allclose(found[1], found[0], rtol=1e-5)
+
+
 @pytest.mark.parametrize("make, error, words", [
     (lambda: SmoothSet(lambda t: np.sum(t ** 2, axis=1) + 1.0, [-1, -1], [1, 1]), ValueError,
      "empty or has no interior"),
+    # concave where sin 20t₁ > ½ (h₁₁ = 2 − 4 sin 20t₁), stretches of 0.1: short chords see it
+    (lambda: SmoothSet(lambda t: np.sum(t ** 2, axis=1) - 1.0 + 0.01 * np.sin(20 * t[:, 0]),
+                       [-1.5, -1.5], [1.5, 1.5]), ValueError, "h is not convex on the box"),
+    (lambda: SmoothSet(lambda t: np.sum(t ** 2, axis=1) - 1.0, [-2, -2], [2, 2],
+                       jac=lambda t: t[:, None, :]), ValueError,
+     "jac is not the Jacobian of h"),
     (lambda: SmoothSet(lambda t: t[:, 0] ** 2, [-1, -1], [1, 1]), ValueError,
      "empty or has no interior"),
     (lambda: SmoothSet(lambda t: np.where(t[:, 0] > 0, t[:, 0], np.nan), [-1, -1], [1, 1]),

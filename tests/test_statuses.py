@@ -1,9 +1,13 @@
 """A status is a promise: certificates need an optimal master and a proven pricing bound,
 failures are statuses only for solver errors, and every tolerance is scale-free."""
 import dataclasses
+import subprocess
+import sys
+import textwrap
 import warnings
 from pathlib import Path
 
+import cvxpy as cp
 import numpy as np
 import pytest
 from sklearn.datasets import make_moons
@@ -260,12 +264,87 @@ def test_an_inaccurate_cvxpy_answer_warns_unless_the_caller_says_not_to():
             return []
 
     with pytest.warns(RuntimeWarning, match="optimal_inaccurate"):
-        status, attempts = solve_cvxpy(Inaccurate(), ("CLARABEL", "ECOS"))
+        status, attempts = solve_cvxpy(Inaccurate(), ("CLARABEL", "SCS"))
     assert status is Status.OPTIMAL_INACCURATE and len(attempts) == 2
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        quiet, attempts = solve_cvxpy(Inaccurate(), ("CLARABEL", "ECOS"), warn=False)
+        quiet, attempts = solve_cvxpy(Inaccurate(), ("CLARABEL", "SCS"), warn=False)
     assert quiet is Status.OPTIMAL_INACCURATE and len(attempts) == 2
+
+
+def _verdicts(attempts):
+    return [(a.solver, a.status) for a in attempts]
+
+
+def test_an_interior_point_verdict_is_not_overruled_by_a_less_accurate_solver():
+    """min x s.t. y ≤ 0, y ≥ 1 has no feasible point, and x no lower bound: SCS (first-order)
+    calls it unbounded, Clarabel and ECOS (interior-point) prove it infeasible. Their verdict
+    stands, and SCS, after them in the list, is not asked."""
+    from sipkl.solvers import solve_cvxpy
+    x, y = cp.Variable(), cp.Variable()
+    problem = cp.Problem(cp.Minimize(x), [y <= 0, y >= 1])
+    assert solve_cvxpy(problem, ["SCS"])[0] is Status.UNBOUNDED  # the contradiction
+    status, attempts = solve_cvxpy(problem)
+    assert status is Status.INFEASIBLE
+    assert _verdicts(attempts) == [("CLARABEL", Status.INFEASIBLE), ("ECOS", Status.INFEASIBLE)]
+
+
+def test_contradicting_interior_point_verdicts_are_a_conflict():
+    """min x s.t. x ≤ y, y ≤ 0, y ≥ 1: infeasible (y ≤ 0 < 1 ≤ y), and x has no lower bound.
+    Clarabel proves it infeasible, ECOS unbounded: no verdict, a status that says so."""
+    from sipkl.solvers import solve_cvxpy
+    x, y = cp.Variable(), cp.Variable()
+    status, attempts = solve_cvxpy(cp.Problem(cp.Minimize(x), [x <= y, y <= 0, y >= 1]))
+    assert _verdicts(attempts) == [("CLARABEL", Status.INFEASIBLE), ("ECOS", Status.UNBOUNDED)]
+    assert status is Status.CONFLICTING and not status.usable
+
+
+def test_a_back_end_runtime_error_is_an_attempt_and_a_programming_error_propagates(
+        monkeypatch):
+    """A RuntimeError raised by a back-end (ECOS's failed setup raises one) is a failed
+    attempt, and the next solver answers; a TypeError or a NotImplementedError propagates."""
+    from sipkl.solvers import solve_cvxpy
+    x = cp.Variable()
+    problem = cp.Problem(cp.Minimize(x), [x >= 1])
+    solve = cp.Problem.solve
+
+    def clarabel_raises(error):
+        def raising(self, solver=None, **options):
+            if solver == "CLARABEL":
+                raise error("in the back-end")
+            return solve(self, solver=solver, **options)
+        monkeypatch.setattr(cp.Problem, "solve", raising)
+
+    clarabel_raises(RuntimeError)
+    status, attempts = solve_cvxpy(problem)
+    assert status is Status.OPTIMAL and x.value == pytest.approx(1.0)
+    assert [(a.solver, a.status, a.message) for a in attempts] == [
+        ("CLARABEL", Status.SOLVER_ERROR, "RuntimeError: in the back-end"),
+        ("ECOS", Status.OPTIMAL, "optimal")]
+    for error in (TypeError, NotImplementedError):
+        clarabel_raises(error)
+        with pytest.raises(error, match="in the back-end"):
+            solve_cvxpy(problem)
+
+
+def test_ecos_is_not_handed_a_problem_that_crashes_it():
+    """ECOS's setup fails where no cone constraint has a coefficient on a variable (its
+    inequality matrix is empty): a RuntimeError, or, on some calls, SIGSEGV or SIGABRT — hence
+    a subprocess. min x s.t. 0·x ≤ 1 is unbounded: ECOS is not asked, Clarabel answers."""
+    code = textwrap.dedent("""
+        import cvxpy as cp
+        from sipkl.solvers import solve_cvxpy
+        x = cp.Variable()
+        for _ in range(50):
+            status, attempts = solve_cvxpy(cp.Problem(cp.Minimize(x), [0 * x <= 1]),
+                                           ["ECOS", "CLARABEL"])
+        print(status.value, [(a.solver, a.status.value) for a in attempts])
+    """)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split("\n")[0] == ("unbounded [('ECOS', 'solver_error'), "
+                                         "('CLARABEL', 'unbounded')]")
 
 
 # -- 6. one vocabulary ------------------------------------------------------------------

@@ -24,7 +24,8 @@ from ..oracles import GridOracle
 from ..registry import MASTERS, make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, NON_NEGATIVE, POSITIVE, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, ExpansionRegressorMixin, check_classes,
-                   one_vs_rest, store_runs, svc_expansions, with_fit_threads)
+                   one_vs_rest, store_runs, svc_expansions, unchanged_on_error,
+                   with_fit_threads)
 
 
 def dictionary(family, X, oracle) -> list[Column]:
@@ -115,7 +116,8 @@ class AlignmentKernelClassifier(ExpansionClassifierMixin, AlignmentKernelEstimat
         Column generation also stops when no column has a positive price (λ = 0).
     time_limit : float or None
     random_state : int or None
-        Seeds the oracle's random starts.
+        Seeds the oracle's random starts; ``None`` is the fixed seed
+        :data:`~sipkl.engine.DEFAULT_SEED` (a fit gives the same model in every process).
     verbose : int, default=0
     callback : callable or None
         ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
@@ -168,6 +170,7 @@ class AlignmentKernelClassifier(ExpansionClassifierMixin, AlignmentKernelEstimat
         self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @unchanged_on_error
     @with_fit_threads
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
@@ -222,7 +225,8 @@ class AlignmentKernelRegressor(ExpansionRegressorMixin, AlignmentKernelEstimator
         Column generation also stops when no column has a positive price (λ = 0).
     time_limit : float or None
     random_state : int or None
-        Seeds the oracle's random starts.
+        Seeds the oracle's random starts; ``None`` is the fixed seed
+        :data:`~sipkl.engine.DEFAULT_SEED` (a fit gives the same model in every process).
     verbose : int, default=0
     callback : callable or None
         ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
@@ -278,6 +282,7 @@ class AlignmentKernelRegressor(ExpansionRegressorMixin, AlignmentKernelEstimator
         self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @unchanged_on_error
     @with_fit_threads
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,

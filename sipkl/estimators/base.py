@@ -5,7 +5,9 @@ Parameters are validated as scikit-learn's own estimators validate theirs: each 
 ``_parameter_constraints`` (:mod:`sklearn.utils._param_validation`), and ``fit``, decorated
 with ``sklearn.base._fit_context``, checks them first. A bad value raises scikit-learn's
 ``InvalidParameterError``, a ``ValueError`` and a ``TypeError`` at once, whose message names
-the parameter and what it accepts (for names: every valid one).
+the parameter and what it accepts (for names: every valid one). Every ``fit`` is also
+decorated with :func:`unchanged_on_error`: a fit that raises leaves a fitted estimator as it
+was, still predicting on its own data.
 
 ``n_jobs`` has scikit-learn's meaning (:func:`sipkl.threads.effective_n_jobs`): ``None`` is 1
 unless a ``joblib.parallel_config(n_jobs=…)`` context says otherwise, −1 all CPUs. The jobs
@@ -36,7 +38,7 @@ from ..expansion import KernelExpansion
 from ..kernels import KernelFamily, LearnedKernel
 from ..oracles import proves_bound
 from ..registry import FAMILIES, ORACLES
-from ..threads import effective_n_jobs, map_tasks, thread_pool
+from ..threads import effective_n_jobs, map_tasks, shared_interrupt, thread_pool
 
 #: a positive finite number
 POSITIVE = Interval(Real, 0, np.inf, closed="neither")
@@ -137,6 +139,24 @@ def svc_expansions(kernel: LearnedKernel, X, targets, C: float) -> list[KernelEx
             for target in targets.T]
 
 
+def unchanged_on_error(fit):
+    """``fit`` all or nothing: a fit that raises (data rejected, a ``warm_start`` that does
+    not continue the previous fit, an interruption) leaves the estimator's attributes, the
+    fitted ones included, as they were before it. A fit assigns its attributes and changes
+    no value in place, so the attributes as they were are kept by restoring the previous
+    bindings."""
+    @functools.wraps(fit)
+    def fit_or_unchanged(self, *args, **kwargs):
+        before = dict(vars(self))
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            vars(self).clear()
+            vars(self).update(before)
+            raise
+    return fit_or_unchanged
+
+
 def with_fit_threads(fit):
     """``fit`` (of an estimator that runs one engine) inside the estimator's
     :meth:`ColumnGenerationEstimator._fit_threads`."""
@@ -168,15 +188,20 @@ class ColumnGenerationEstimator(BaseEstimator):
         own run (its own seed, master and workspace), so the results are those of the serial
         loop. The libsvm solves of the hinge masters and the IPOPT polishes of the oracle run
         one at a time across threads (:mod:`sipkl.masters.common`,
-        :mod:`sipkl.oracles.multistart`); a ``callback`` is then called from those threads."""
+        :mod:`sipkl.oracles.multistart`); a ``callback`` is then called from those threads.
+        Ctrl-C ends every problem before its next master solve or pricing (one master solve
+        for a problem not yet begun), each with what it learned, status ``interrupted``."""
         return map_tasks(fit_one, tasks, self._n_threads())
 
     def _engine(self, master, oracle, seed, **options) -> ColumnGeneration:
         """A :class:`~sipkl.engine.ColumnGeneration` run of ``master`` and ``oracle`` with
         this estimator's ``tol``, ``max_iter``, ``time_limit``, ``callback`` and ``verbose``
-        and the random seed ``seed``; ``options`` add engine arguments or override these."""
+        and the random seed ``seed``; ``options`` add engine arguments or override these.
+        Inside :meth:`_per_target` the runs share the ``interrupt`` of its tasks
+        (:func:`~sipkl.threads.shared_interrupt`): Ctrl-C ends every binary problem."""
         settings = dict(tol=self.tol, max_iter=self.max_iter, time_limit=self.time_limit,
-                        callback=self.callback, verbose=self.verbose, random_state=seed)
+                        callback=self.callback, verbose=self.verbose, random_state=seed,
+                        interrupt=shared_interrupt())
         return ColumnGeneration(master, oracle, **{**settings, **options})
 
 

@@ -7,13 +7,14 @@ import numpy as np
 from sklearn.base import _fit_context
 from sklearn.utils.validation import validate_data
 
+from ..engine import default_seed
 from ..expansion import KernelExpansion
 from ..kernels import LearnedKernel
 from ..masters.greedy import GreedySquareLossMaster
 from ..registry import make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, ExpansionRegressorMixin, check_classes,
-                   one_vs_rest, starting_columns, store_runs)
+                   one_vs_rest, starting_columns, store_runs, unchanged_on_error)
 
 
 class GreedySquareLossEstimator(ColumnGenerationEstimator):
@@ -43,7 +44,7 @@ class GreedySquareLossEstimator(ColumnGenerationEstimator):
         Σ_j α_j k(x, x_j) over all training points."""
         family, oracle = make_family(self.family), make_oracle(self.oracle)
         start = starting_columns(family, X, self.n_start)
-        seeds = np.random.SeedSequence(self.random_state).spawn(targets.shape[1])
+        seeds = np.random.SeedSequence(default_seed(self.random_state)).spawn(targets.shape[1])
 
         def fit_target(task):  # one run
             target, seed = task
@@ -92,6 +93,8 @@ class GreedyKernelRidge(ExpansionRegressorMixin, GreedySquareLossEstimator):
         members of a finite family), as in §4.1.
     time_limit : float or None
     random_state : int or None
+        Seeds the random starts; ``None`` is the fixed seed :data:`~sipkl.engine.DEFAULT_SEED`
+        (a fit gives the same model in every process).
     verbose : int, default=0
     callback : callable or None
     n_jobs : int or None, default=None
@@ -120,6 +123,7 @@ class GreedyKernelRidge(ExpansionRegressorMixin, GreedySquareLossEstimator):
     """
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @unchanged_on_error
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True)
         self._fit_targets(X, y[:, None])
@@ -158,6 +162,8 @@ class GreedyKernelRidgeClassifier(ExpansionClassifierMixin, GreedySquareLossEsti
         members of a finite family), as in §4.1.
     time_limit : float or None
     random_state : int or None
+        Seeds the random starts; ``None`` is the fixed seed :data:`~sipkl.engine.DEFAULT_SEED`
+        (a fit gives the same model in every process).
     verbose : int, default=0
     callback : callable or None
     n_jobs : int or None, default=None
@@ -186,6 +192,7 @@ class GreedyKernelRidgeClassifier(ExpansionClassifierMixin, GreedySquareLossEsti
     """
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @unchanged_on_error
     def fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_ = check_classes(y)

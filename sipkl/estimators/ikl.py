@@ -8,6 +8,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
+from ..engine import default_seed
 from ..expansion import KernelExpansion, LandmarkExpansion
 from ..kernels import LearnedKernel
 from ..nystrom import NystromSpace, check_nystrom_family, exact_kernel_gap
@@ -15,7 +16,7 @@ from ..oracles import proves_bound
 from ..registry import MASTERS, make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, check_classes, initial_column, one_vs_rest,
-                   resolve_obj_tol, store_runs)
+                   resolve_obj_tol, store_runs, unchanged_on_error)
 
 
 @register_estimator
@@ -56,8 +57,13 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
     n_price : int, default=5
         Columns added per iteration at most.
     time_limit : float or None
-        Seconds per binary problem; the best solution so far is kept.
+        Seconds per binary problem; the best solution so far is kept. The master's SVM
+        solves and the oracle's search read it too: a fit overruns it by the step in
+        progress (the Concepts page, "Time limits and Ctrl-C", measures it). Ctrl-C ends
+        every binary problem likewise, each with what it learned (status ``interrupted``).
     random_state : int or None
+        Seeds the random starts; ``None`` is the fixed seed :data:`~sipkl.engine.DEFAULT_SEED`
+        (a fit gives the same model in every process).
     verbose : int, default=0
     callback : callable or None
         ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
@@ -91,10 +97,11 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         When True and the estimator is fitted, each binary problem's run starts from the
         columns of the previous fit's learned kernel (``kernel_``), its first master from
         their learned weights, instead of the family's default point; the classes and the
-        family's members must be those of that fit. The continuation for large n: fit on a
-        subsample, set ``warm_start=True``, fit on all points (the first SVMs on all points
-        then have the learned kernel's support, not the default kernel's, where most points
-        can be support vectors at C).
+        family's members must be those of that fit (else a ``ValueError``, and the estimator
+        stays the fitted one it was). The continuation for large n: fit on a subsample, set
+        ``warm_start=True``, fit on all points (the first SVMs on all points then have the
+        learned kernel's support, not the default kernel's, where most points can be support
+        vectors at C).
 
     Attributes
     ----------
@@ -154,6 +161,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         self.warm_start = warm_start
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @unchanged_on_error
     def fit(self, X, y):
         family, oracle = make_family(self.family), make_oracle(self.oracle)
         previous = ((self.classes_, [e.kernel for e in self.expansions_])
@@ -163,7 +171,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         targets = one_vs_rest(y, self.classes_)
         # one seed per binary problem, and one for the landmarks (the problems' seeds are
         # those of spawn(n_targets): a fit without landmarks is unchanged)
-        *seeds, landmark_seed = np.random.SeedSequence(self.random_state).spawn(
+        *seeds, landmark_seed = np.random.SeedSequence(default_seed(self.random_state)).spawn(
             targets.shape[1] + 1)
         starts = self._start_columns(family, X, targets.shape[1], previous)
         obj_tol = resolve_obj_tol(self.obj_tol, oracle, family, X.shape[1])

@@ -16,7 +16,7 @@ from ..masters.nonlinear import NORMS, NonlinearKRRMaster
 from ..registry import make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, NON_NEGATIVE, POSITIVE, POSITIVE_INT,
                    ColumnGenerationEstimator, ExpansionRegressorMixin, starting_columns,
-                   store_runs, with_fit_threads)
+                   store_runs, unchanged_on_error, with_fit_threads)
 
 
 @register_estimator
@@ -59,6 +59,8 @@ class NonlinearKernelRidge(ExpansionRegressorMixin, ColumnGenerationEstimator):
         Initial kernels per continuous member (all of a finite one): the base kernels.
     time_limit : float or None
     random_state : int or None
+        Seeds the random starts; ``None`` is the fixed seed :data:`~sipkl.engine.DEFAULT_SEED`
+        (a fit gives the same model in every process).
     verbose : int, default=0
     callback : callable or None
         ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
@@ -127,6 +129,7 @@ class NonlinearKernelRidge(ExpansionRegressorMixin, ColumnGenerationEstimator):
         self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @unchanged_on_error
     @with_fit_threads
     def fit(self, X, y):
         family = LinearPerFeature() if self.family is None else make_family(self.family)

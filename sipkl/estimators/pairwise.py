@@ -12,7 +12,7 @@ from ..masters.pairwise import PairwiseAlignmentMaster, refine_parameters
 from ..registry import make_family, make_oracle, register_estimator
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, check_classes, one_vs_rest, starting_columns,
-                   store_runs, svc_expansions, with_fit_threads)
+                   store_runs, svc_expansions, unchanged_on_error, with_fit_threads)
 
 
 @register_estimator
@@ -53,6 +53,8 @@ class PairwiseAlignmentClassifier(ExpansionClassifierMixin, ColumnGenerationEsti
         Gradient step and stopping gain of the refinement (the paper's values).
     time_limit : float or None
     random_state : int or None
+        Seeds the random starts; ``None`` is the fixed seed :data:`~sipkl.engine.DEFAULT_SEED`
+        (a fit gives the same model in every process).
     verbose : int, default=0
     callback : callable or None
         ``callback(intermediate_result)``; raise ``StopIteration`` to stop early.
@@ -113,6 +115,7 @@ class PairwiseAlignmentClassifier(ExpansionClassifierMixin, ColumnGenerationEsti
         self.n_jobs = n_jobs
 
     @_fit_context(prefer_skip_nested_validation=True)
+    @unchanged_on_error
     @with_fit_threads
     def fit(self, X, y):
         family, oracle = make_family(self.family), make_oracle(self.oracle)

@@ -38,7 +38,7 @@ import cvxpy as cp
 import numpy as np
 
 from ..solvers import Status, solve_cvxpy
-from ..solvers.cvx import DEFAULT_SOLVERS
+from ..solvers.cvx import DEFAULT_SOLVERS, check_solvers
 
 from ..contracts import MasterBase, MasterSolution
 from ..price import PriceMatrix
@@ -224,7 +224,7 @@ class AlignfMaster(MasterBase):
 
     def __init__(self, y, solvers: Sequence[str] = DEFAULT_SOLVERS):
         self.target = AlignmentTarget(y)
-        self.solvers = tuple(solvers)
+        self.solvers = check_solvers(solvers)
 
     def solve(self, grams: Sequence[np.ndarray], warm_start=None) -> MasterSolution:
         t, m = self.target, len(grams)

@@ -24,7 +24,8 @@ from typing import Optional, Sequence
 
 import cvxpy as cp
 import numpy as np
-from scipy.linalg import LinAlgError
+from scipy.linalg import LinAlgError, cho_factor
+from scipy.linalg.lapack import dpocon
 from scipy.optimize import OptimizeResult, brentq
 
 from ..config import budget
@@ -34,7 +35,7 @@ from ..packed_gram import PackedGrams
 from ..solvers import (SV_RTOL, Attempt, Status, SVMSolution, free_support_vectors,
                        minimize_simplex_qp, solve_bordered, solve_cvxpy, solve_svm_dual,
                        svm_on_sets_of)
-from ..solvers.cvx import DEFAULT_SOLVERS
+from ..solvers.cvx import DEFAULT_SOLVERS, check_solvers
 from ..price import PriceMatrix
 from ..threads import one_blas_thread
 from .common import CVXPY_LOCK, SVM_LOCK, simplex_start
@@ -56,6 +57,15 @@ STALLED_GAP_RTOL = 1e-4
 #: run millions of iterations and J is no better defined (the QCQP master takes over)
 TIGHTENED_SVM_ITERATIONS = 100
 
+#: the Hessian's bordered KKT system is solved through its eigen-decomposition, eigenvalues
+#: at most this fraction of the largest left out (a pseudo-inverse), where Q_FF's reciprocal
+#: condition number (LAPACK's estimate from its Cholesky factor) is at most this: there the
+#: SVM dual is not unique (K(d) singular on the free support vectors, its null eigenvalues
+#: round-off, about 10⁻¹⁶ of the largest, the next ones above 10⁻²), and a factorization
+#: divides round-off by round-off (on breast-cancer's ARD round, ``tests/test_masters.py``,
+#: curvatures of ±10⁴ with X in one unit and none in another, whence other steps)
+KKT_RCOND = 1e-10
+
 #: exact searches along a Frank–Wolfe edge per solve at most
 #: (:meth:`HingeMKLNewton._exact_search`), and the steps that bracket J's minimum there
 EXACT_SEARCHES = 1
@@ -75,7 +85,8 @@ class _Resolved(Exception):
 
 
 
-def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1):
+def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1,
+                 deadline: float = None):
     """The SVM (libsvm, tolerance ``tol``, at most ``max_iter`` iterations) for
     K(d) = Σ d_m K_m of the :class:`~sipkl.gram_storage.GramStorage` ``grams``, and K(d) on
     the free support vectors of that SVM (what
@@ -89,9 +100,10 @@ def combined_svm(grams, d, y, C: float, tol: float, start=None, max_iter: int = 
     matrices above ``working_set_min_n`` points (a budget of :mod:`sipkl.config`) the SVM is
     solved on a working set grown
     from the SVM ``start`` (its α; see :func:`~sipkl.masters.working_set.svm_on_working_set`:
-    K(d) only on that set)."""
+    K(d) only on that set, and past ``deadline`` no further set: status
+    ``iteration_limit``)."""
     if grams.lazy and len(y) > budget("working_set_min_n"):
-        svm, index, K_S = svm_on_working_set(grams, d, y, C, tol, start, max_iter)
+        svm, index, K_S = svm_on_working_set(grams, d, y, C, tol, start, max_iter, deadline)
         free = np.flatnonzero(free_support_vectors(svm.alpha[index], C))
         return svm, K_S[np.ix_(free, free)]
     Kd = grams.combined(d)
@@ -164,7 +176,7 @@ class HingeMKLQCQP(MasterBase):
 
     def __init__(self, y, C: float = 1.0, solvers: Sequence[str] = DEFAULT_SOLVERS):
         self.y, self.C = _check(y, C)
-        self.solvers = tuple(solvers)
+        self.solvers = check_solvers(solvers)
 
     def solve(self, grams, warm_start=None) -> MasterSolution:
         with CVXPY_LOCK:  # one at a time across threads (sipkl.masters.common)
@@ -236,8 +248,9 @@ class HingeMKLNewton(MasterBase):
     ``packed_gram_bytes``, a budget of :mod:`sipkl.config`). On lazy Gram matrices each SVM
     is solved on a working set (:func:`combined_svm`) grown from the support of the SVM before it. Past its ``deadline``
     (set by the engine from its ``time_limit``, see :class:`~sipkl.contracts.Master`) it solves
-    no further SVM (of a step, a line search, the tightening or an exact search) and does not
-    fall back to the QCQP master: it returns the current weights, status ``iteration_limit``.
+    no further SVM (of a step, a line search, the tightening or an exact search; an SVM on
+    working sets solves no further set) and does not fall back to the QCQP master: it
+    returns the current weights, status ``iteration_limit``.
     """
 
     def __init__(self, y, C: float = 1.0, gap_tol: float = 1e-6, svm_tol: float = 1e-6,
@@ -266,7 +279,8 @@ class HingeMKLNewton(MasterBase):
                     and np.array_equal(d[d > 0], last_d)):
                 return replace(svm, attempts=[]), K_free  # its libsvm run is already recorded
             start = svm.alpha
-        return combined_svm(grams, d, self.y, self.C, self.svm_tol, start=start)
+        return combined_svm(grams, d, self.y, self.C, self.svm_tol, start=start,
+                            deadline=self.deadline)
 
     def solve(self, grams, warm_start=None) -> MasterSolution:
         # matrix-vector products and small solves: see sipkl.threads
@@ -347,7 +361,8 @@ class HingeMKLNewton(MasterBase):
             point = np.clip(steps.d + t * direction, 0.0, None)
             point /= point.sum()  # the SVM below is the one of the accepted point, exactly
             trial, trial_K_free = combined_svm(grams, point, self.y, self.C, steps.svm_tol,
-                                               start=steps.svm.alpha, max_iter=steps.max_iter)
+                                               start=steps.svm.alpha, max_iter=steps.max_iter,
+                                               deadline=self.deadline)
             if trial.status is Status.ITERATION_LIMIT:  # J(point) unknown
                 steps.attempts += trial.attempts
                 return False
@@ -370,7 +385,8 @@ class HingeMKLNewton(MasterBase):
         steps.attempts.append(Attempt("newton", Status.OPTIMAL_INACCURATE, "line search "
                                       f"failed: SVM tolerance tightened to {steps.svm_tol:g}"))
         tight, tight_K_free = combined_svm(grams, steps.d, self.y, self.C, steps.svm_tol,
-                                           start=steps.svm.alpha, max_iter=steps.max_iter)
+                                           start=steps.svm.alpha, max_iter=steps.max_iter,
+                                           deadline=self.deadline)
         if tight.status is Status.ITERATION_LIMIT:
             steps.attempts += tight.attempts
             return False
@@ -406,7 +422,8 @@ class HingeMKLNewton(MasterBase):
             point = np.clip(steps.d + t * edge, 0.0, None)
             point /= point.sum()
             svm, K_free = combined_svm(grams, point, self.y, self.C, steps.svm_tol,
-                                       start=steps.svm.alpha, max_iter=steps.max_iter)
+                                       start=steps.svm.alpha, max_iter=steps.max_iter,
+                                       deadline=self.deadline)
             if svm.status is Status.ITERATION_LIMIT:
                 raise _Unknown
             w = svm.alpha * self.y
@@ -542,7 +559,13 @@ class HingeMKLNewton(MasterBase):
         K_m (α∘y) (columns of ``Kw``). ``free_factor``: the SVM's ``(F, L)`` (K_FF = L Lᵀ),
         where its solve factored K(d) on these free points: Q_FF = Y K_FF Y then has the
         Cholesky factor Y L Y — the numbers of L with their signs changed, the bits of
-        factoring Q_FF — and is not factored again."""
+        factoring Q_FF — and is not factored again.
+
+        Where Q_FF is singular (repeated samples, kernels constant on blocks: the SVM dual is
+        not unique and J has a kink), ∂α/∂d is not defined along its null space: Z is then
+        the minimum-norm solution KKT⁺[G; 0] of the bordered system, its eigenvalues below
+        ``KKT_RCOND`` of the largest left out — the curvature of J along the directions in
+        which α moves smoothly, the same to round-off on every machine and in any units."""
         y, C = self.y, self.C
         F = np.flatnonzero(free_support_vectors(alpha, C))
         if F.size == 0:
@@ -550,22 +573,20 @@ class HingeMKLNewton(MasterBase):
         yF = y[F]
         G = yF[:, None] * Kw[F]
         QFF = K_free * np.outer(yF, yF)
-        factor = None
+        factor, Z = None, None
         if free_factor is not None and np.array_equal(free_factor[0], F):
             factor = (free_factor[1] * yF[:, None] * yF[None, :], True)
-        try:  # the bordered KKT system by the Cholesky factor of Q_FF
-            Z = solve_bordered(QFF, yF, G, np.zeros(G.shape[1]), factor)[0]
-        except LinAlgError:  # Q_FF not positive definite (repeated samples)
-            Z = None
+        try:  # the bordered KKT system by the Cholesky factor of Q_FF, where it is regular
+            if factor is None:
+                factor = cho_factor(QFF, lower=True, check_finite=False)
+            if dpocon(factor[0], np.abs(QFF).sum(axis=0).max(), "L")[0] > KKT_RCOND:
+                Z = solve_bordered(QFF, yF, G, np.zeros(G.shape[1]), factor)[0]
+        except LinAlgError:  # Q_FF not positive definite to round-off
+            pass
         if Z is None or not np.all(np.isfinite(Z)):
             kkt = np.block([[QFF, yF[:, None]], [yF[None, :], np.zeros((1, 1))]])
-            rhs = np.vstack([G, np.zeros((1, G.shape[1]))])
-            try:
-                Z = np.linalg.solve(kkt, rhs)
-            except LinAlgError:
-                Z = None
-            if Z is None or not np.all(np.isfinite(Z)):  # singular: least squares, which
-                Z = np.linalg.lstsq(kkt, rhs, rcond=None)[0]  # may answer NaN, not an error
-            Z = Z[:-1]
+            vals, vecs = np.linalg.eigh(kkt)
+            kept = np.abs(vals) > KKT_RCOND * np.abs(vals).max()
+            Z = (vecs[:-1, kept] / vals[kept]) @ (vecs[:-1, kept].T @ G)
         H = G.T @ Z
         return 0.5 * (H + H.T)

@@ -34,6 +34,7 @@ of 1.4–3·10⁴ points took 0.5–0.9 s each, where libsvm had taken 51 s on 2
 """
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import numpy as np
@@ -169,7 +170,8 @@ def _solved(K_S, y, C: float, tol: float, near, max_iter: int) -> SVMSolution:
     return replace(part, attempts=failed + part.attempts) if failed else part
 
 
-def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1):
+def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: int = -1,
+                       deadline: float = None):
     """The SVM for K(d) = Σ d_m K_m on all points, solved on working sets as the module
     describes. ``start``: the α of an SVM at nearby weights (the last one solved), or None.
     The first working set is its support with the points that violate the criterion at
@@ -180,7 +182,10 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: 
     (:func:`~sipkl.solvers.svm_on_sets_of`), and by libsvm where they do not settle or while
     the set still grows by the most points a round takes; over features where it pays
     (:func:`_low_rank`) every set by the interior-point method (:func:`_solved`).
-    ``max_iter`` bounds each libsvm solve's iterations.
+    ``max_iter`` bounds each libsvm solve's iterations. Past ``deadline`` (a
+    ``time.perf_counter()`` instant) no further set is solved: where points off the last
+    set still violate, its SVM is returned with status ``iteration_limit`` (the SVM of that
+    set, not of all points).
 
     Returns the SVM (α on all points, zero off the final working set; its attempts are
     those of each round, its status the last round's), the final working set S and K(d) on
@@ -203,11 +208,17 @@ def svm_on_working_set(grams, d, y, C: float, tol: float, start=None, max_iter: 
         alpha = np.zeros(n)
         alpha[index] = part.alpha
         new = _violators(positive, alpha, y, C, tol, index)
+        status = part.status
         if new.size == 0:
+            break
+        if deadline is not None and time.perf_counter() >= deadline:
+            status = Status.ITERATION_LIMIT
+            attempts.append(Attempt("working_set", status, f"time limit reached: {new.size} "
+                                    f"points off the working set of {len(index)} violate"))
             break
         support = index[part.alpha > 0]
         following = _both_classes(_grown(support, new), y)
         near = alpha if new.size <= _round_size(support) else None
         K_S, index = _gram_on(positive, following, index, K_S), following
-    svm = SVMSolution(alpha, part.bias, part.objective, part.status, attempts, iterations)
+    svm = SVMSolution(alpha, part.bias, part.objective, status, attempts, iterations)
     return svm, index, K_S

@@ -69,6 +69,13 @@ class MultiStartOracle(OracleBase):
     out: the ``n_starts`` screened starts climb by Newton steps in stage (2) directly (no
     warm starts: every current point climbs), and their end points are then grouped into
     basins. Not global: see the DC oracle for a bound.
+
+    Past the round's ``deadline`` (:attr:`~sipkl.contracts.PricingRound.deadline`, the run's
+    time limit) stages (1) and (2) stop after their current batched evaluation, stage (3)
+    is not begun (IPOPT's wall-time limit is the deadline), and the answer is the points
+    reached, their prices in double precision, status ``iteration_limit``: a pricing
+    overruns the limit by one batched evaluation (the screening's, the longest) or one
+    IPOPT iteration.
     """
 
     def __init__(self, n_starts: int = 8, n_samples: int = 200, n_warm: int = 4,
@@ -93,6 +100,9 @@ class MultiStartOracle(OracleBase):
         the others: the exchange step), stage (3) (:meth:`_polish`), then the best distinct
         candidates of all families (:meth:`_result`)."""
         scored, attempts, statuses = [], [], []
+
+        def halt(x, f):  # the solvers' stop: the round's deadline
+            return pricing_round.out_of_time()
         for problem in pricing_round.problems:
             if problem.family.finite:
                 raise ValueError(f"MultiStartOracle needs a continuous family, got the finite "
@@ -111,11 +121,12 @@ class MultiStartOracle(OracleBase):
                                                   not index_set)
                     if found is not None:
                         return found
-                climbing = self._climb(problem, starts, pricing_round, not index_set)
+                climbing = self._climb(problem, starts, pricing_round, not index_set, halt)
             moving = own if index_set else own[:0]  # the exchange step
             if not len(climbing) + len(moving):  # nothing new, nothing to move
                 continue
-            refined = self._refine(problem, np.vstack([moving, climbing]), not index_set)
+            refined = self._refine(problem, np.vstack([moving, climbing]), not index_set,
+                                   halt)
             moved = refined.order < len(moving)
             scored += [(v, problem.column(x)) for v, x in zip(refined.fun[moved],
                                                                refined.x[moved])]
@@ -124,7 +135,8 @@ class MultiStartOracle(OracleBase):
                 ends = ends[self._basins(problem, refined.x[ends], refined.fun[ends],
                                          pricing_round)]
             if len(ends):  # else every start climbed to a current column: nothing new here
-                self._polish(problem, refined, ends, not index_set, scored, attempts, statuses)
+                self._polish(problem, refined, ends, not index_set, pricing_round, scored,
+                             attempts, statuses)
         return self._result(pricing_round, scored, attempts, statuses)
 
     def _screened_starts(self, problem, pricing_round: PricingRound):
@@ -137,20 +149,22 @@ class MultiStartOracle(OracleBase):
                         if c.family == problem.family]).reshape(-1, len(problem.lower))
         return starts, own
 
-    def _climb(self, problem, starts, pricing_round: PricingRound, relative: bool):
-        """Stage (1): every start ascends together (:func:`solvers.ascend_box`); the end
-        points grouped into basins (:meth:`_basins`), best first."""
+    def _climb(self, problem, starts, pricing_round: PricingRound, relative: bool, stop):
+        """Stage (1): every start ascends together (:func:`solvers.ascend_box`, ended early
+        by ``stop``); the end points grouped into basins (:meth:`_basins`), best first."""
         ascent = ascend_box(self._search_function(problem), starts, problem.lower,
                             problem.upper, tol=self.tol, max_iter=self.max_iter // 2,
-                            relative=relative)
+                            relative=relative, stop=stop)
         return ascent.x[self._basins(problem, ascent.x, ascent.fun, pricing_round)]
 
-    def _polish(self, problem, refined, ends, relative: bool, scored, attempts, statuses):
+    def _polish(self, problem, refined, ends, relative: bool, pricing_round: PricingRound,
+                scored, attempts, statuses):
         """Stage (3): IPOPT (or L-BFGS-B) polishes the ``n_polish`` best end points of
-        stage (2) that its Newton steps did not converge; the others keep stage (2)'s prices,
-        evaluated in double precision. Appends to ``scored``, ``attempts``, ``statuses``."""
+        stage (2) that its Newton steps did not converge (none past the round's deadline,
+        which is IPOPT's wall-time limit); the others keep stage (2)'s prices, evaluated in
+        double precision. Appends to ``scored``, ``attempts``, ``statuses``."""
         points, converged = refined.x[ends], refined.converged[ends]
-        polish = np.arange(len(ends)) < self.n_polish
+        polish = np.arange(len(ends)) < (0 if pricing_round.out_of_time() else self.n_polish)
         if refined.newton:
             statuses += [Status.OPTIMAL] * int(np.sum(polish & converged))
             polish &= ~converged
@@ -159,7 +173,8 @@ class MultiStartOracle(OracleBase):
                 res = maximize_box(problem.value_and_grad, points[polish], problem.lower,
                                    problem.upper, method=self.method, tol=self.tol,
                                    max_iter=self.max_iter, relative=relative,
-                                   value_scale=problem.value_scale)
+                                   value_scale=problem.value_scale,
+                                   deadline=pricing_round.deadline)
             attempts += [a for a in res.attempts
                          if a.solver != self.method or not a.status.usable]
             statuses += res.statuses
@@ -169,9 +184,10 @@ class MultiStartOracle(OracleBase):
 
     @staticmethod
     def _result(pricing_round: PricingRound, scored, attempts, statuses) -> OracleResult:
-        """The best distinct candidates of the round and its status: optimal where a polish
-        (or a Newton-converged point) was, or none was needed (the searches found only
-        current columns, a complete answer)."""
+        """The best distinct candidates of the round and its status: ``iteration_limit``
+        where the round's deadline has passed (a stage may have stopped there), else optimal
+        where a polish (or a Newton-converged point) was, or none was needed (the searches
+        found only current columns, a complete answer)."""
         # local maxima found from different starts agree only to the solver's tolerance
         # (an index point priced above the cut is new however close to a current one)
         columns, scores = best_distinct(scored, pricing_round.n_price,
@@ -180,6 +196,8 @@ class MultiStartOracle(OracleBase):
         status = Status.OPTIMAL if not statuses or any(s is Status.OPTIMAL for s in statuses) \
             else Status.OPTIMAL_INACCURATE if any(s.usable for s in statuses) \
             else Status.SOLVER_ERROR
+        if pricing_round.out_of_time():
+            status = Status.ITERATION_LIMIT
         return OracleResult(columns, scores, sum(p.n_evals for p in pricing_round.problems),
                             status=status, attempts=attempts)
 
@@ -204,20 +222,23 @@ class MultiStartOracle(OracleBase):
 
         ascent = ascend_box(self._search_function(problem), starts, problem.lower,
                             problem.upper, tol=self.tol, max_iter=self.max_iter // 2,
-                            relative=relative, stop=lambda x, f: len(violators(x, f)[0]) > 0)
+                            relative=relative, stop=lambda x, f: len(violators(x, f)[0]) > 0
+                            or pricing_round.out_of_time())
         columns, scores = violators(ascent.x,
                                     problem.values_and_grads(ascent.x, grad=False)[0])
         if not len(columns):
             return None
         return OracleResult(columns, scores, sum(p.n_evals for p in pricing_round.problems))
 
-    def _refine(self, problem, ends, relative):
+    def _refine(self, problem, ends, relative, stop):
         """Stage (2): the basins' end points refined in double precision (relative tolerance
-        ``10⁻³·tol``, at most ``max_iter // 2`` iterations), by projected Newton steps
-        (:func:`solvers.newton_box`, Hessians in ``search_dtype``) where the problem has
-        Hessians, else by projected gradient. ``newton`` says which."""
+        ``10⁻³·tol``, at most ``max_iter // 2`` iterations, ended early by ``stop``), by
+        projected Newton steps (:func:`solvers.newton_box`, Hessians in ``search_dtype``)
+        where the problem has Hessians, else by projected gradient. ``newton`` says
+        which."""
         hessians = self._hessians(problem)
-        kwargs = dict(tol=1e-3 * self.tol, max_iter=self.max_iter // 2, relative=relative)
+        kwargs = dict(tol=1e-3 * self.tol, max_iter=self.max_iter // 2, relative=relative,
+                      stop=stop)
         if hessians is None:
             res = ascend_box(problem.values_and_grads, ends, problem.lower, problem.upper,
                              **kwargs)

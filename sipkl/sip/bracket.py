@@ -26,6 +26,7 @@ import numpy as np
 
 from ..solvers import Status, solve_cvxpy
 from .lipschitz import LipschitzOracle
+from .reduction import Deadline
 from .space import ConstraintPrice, IndexPointPricing
 
 #: restricted programs solved at most
@@ -36,7 +37,8 @@ MIN_RESTRICTION = 1e-12
 
 
 def restricted_feasible_point(master, points, scales, lipschitz, relaxation: float,
-                              objective_scale: float, tol: float, solvers):
+                              objective_scale: float, tol: float, solvers,
+                              deadline: Deadline):
     """The best point proved feasible by the rounds of the module docstring, or ``None``.
 
     ``points`` and ``scales`` are per constraint (the exchange method's index points and
@@ -44,14 +46,16 @@ def restricted_feasible_point(master, points, scales, lipschitz, relaxation: flo
     over a finite set, which is enumerated),
     ``relaxation`` the exchange method's bound, ``tol`` the run's (relative) tolerance: the
     restriction starts at 100·tol and the rounds stop once |f(x̄) − relaxation| ≤
-    tol·σ_f. Returns ``(f(x̄), values of the variables)``.
+    tol·σ_f. ``deadline`` (a :class:`~sipkl.sip.reduction.Deadline`) is checked before
+    each restricted solve and each proof: past it the rounds end (``deadline.passed``).
+    Returns ``(f(x̄), values of the variables)``.
     """
     oracle = LipschitzOracle()
     restriction = 100.0 * tol
     points = [np.array(p, dtype=float) for p in points]
     best = None
     for _ in range(MAX_ROUNDS):
-        if restriction < MIN_RESTRICTION:
+        if restriction < MIN_RESTRICTION or deadline():
             break
         imposed = [(e + restriction * s) / s <= 0 for sic, ts, s in
                    zip(master.semi_infinite, points, scales) if len(ts)
@@ -63,7 +67,7 @@ def restricted_feasible_point(master, points, scales, lipschitz, relaxation: flo
         if status is Status.INFEASIBLE:
             restriction /= 10.0
             continue
-        if status is not Status.OPTIMAL:
+        if status is not Status.OPTIMAL or deadline():
             break
         proved, violated = _certify(master, points, scales, lipschitz, oracle)
         if violated is None:  # the search ran out of evaluations: no proof at this ε

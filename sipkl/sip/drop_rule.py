@@ -60,7 +60,13 @@ class DropAfterIncrease:
         return {"last": self.last}
 
     def set_state(self, state: dict) -> None:
-        self.last = state["last"]
+        """Restore :meth:`get_state`: a ``ValueError`` for a last value that is neither a
+        finite number nor ``None``."""
+        last = state["last"]
+        if last is not None and not (isinstance(last, numbers.Real) and np.isfinite(last)):
+            raise ValueError(f"the last drop's value must be a finite number or None, got "
+                             f"{last!r}")
+        self.last = last
 
     def __call__(self, solution: MasterSolution) -> bool:
         value = self.sense * solution.objective

@@ -236,6 +236,31 @@ def spread_points(dim: int, n: int) -> np.ndarray:
     return points
 
 
+def chords(to_set, dim: int, n: int, lengths=(1.0,)) -> tuple[np.ndarray, np.ndarray]:
+    """Chords along which a function is checked convex or affine on samples: n pairs u, u′
+    of uniform points of the cube ``[−1, 1]^p`` and weights λ ∈ [0.1, 0.9] (fixed seed:
+    the same chords in every run), and for each s in ``lengths`` the chord from
+    a = to_set(u) to b = to_set(u + s(u′ − u)) (short chords see a curvature that long
+    ones average out). Returns the rows [a; b; λa + (1 − λ)b] of its m = n·len(lengths)
+    chords, (3m, p), and their λ (m,): f is convex along them where
+    f(λa + (1 − λ)b) ≤ λf(a) + (1 − λ)f(b), affine where equal (:func:`chord_gaps`)."""
+    rng = np.random.default_rng(0)
+    u, far = rng.uniform(-1.0, 1.0, (2, n, dim))
+    lam = np.tile(rng.uniform(0.1, 0.9, n), len(lengths))
+    a = to_set(np.tile(u, (len(lengths), 1)))
+    b = to_set(np.vstack([u + s * (far - u) for s in lengths]))
+    return np.vstack([a, b, lam[:, None] * a + (1.0 - lam[:, None]) * b]), lam
+
+
+def chord_gaps(values, lam, sizes) -> tuple[np.ndarray, np.ndarray]:
+    """f(λa + (1 − λ)b) − λf(a) − (1 − λ)f(b) per chord of :func:`chords`, from f's
+    ``values`` at its points (rows; a column per function), and the largest of ``sizes``
+    at the chord's three points (the scale of the gap's round-off)."""
+    fa, fb, fm = np.split(np.asarray(values, dtype=float), 3)
+    w = lam.reshape((-1,) + (1,) * (fa.ndim - 1))
+    return fm - w * fa - (1.0 - w) * fb, np.max(np.split(np.asarray(sizes), 3), axis=0)
+
+
 class FiniteSet(IndexSet):
     """A finite index set: the rows of ``points`` (m × p). Priced exactly by enumeration
     (``oracle="grid"``), which proves the maximum violation.

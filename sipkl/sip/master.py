@@ -19,7 +19,7 @@ import numpy as np
 
 from ..contracts import Column, MasterBase, MasterSolution
 from ..solvers import solve_cvxpy
-from ..solvers.cvx import DEFAULT_SOLVERS
+from ..solvers.cvx import DEFAULT_SOLVERS, check_solvers
 from .constraint import IndexConstraint, SemiInfiniteConstraint, magnitude
 from .scales import next_objective_scale, positive_scale
 from .space import ConstraintPrice
@@ -46,10 +46,20 @@ class IndexPointMaster(MasterBase):
     unbounded)."""
 
     empty_start = True
+    #: n, the number of scalar variables of the program (each master sets it)
+    n_variables: int
 
     def __init__(self, semi_infinite: Sequence[IndexConstraint]):
         self.semi_infinite = list(semi_infinite)
         self._owner = {c.T: j for j, c in enumerate(self.semi_infinite)}  # each owns its set
+
+    def signature(self) -> dict:
+        """What identifies the program, which checkpoints record
+        (:func:`~sipkl.checkpoint.fingerprint`): each semi-infinite constraint's name and
+        index set (its class and dimension), and the number of variables."""
+        return {"constraints": [[c.name, type(c.T).__name__, c.T.dim]
+                                for c in self.semi_infinite],
+                "variables": self.n_variables}
 
     def groups(self, columns: Sequence[Column]) -> list[np.ndarray]:
         """The positions, in ``columns``, of each constraint's index points."""
@@ -110,11 +120,12 @@ class DiscretizedMaster(IndexPointMaster):
                  constraints=(), solvers: Sequence[str] = DEFAULT_SOLVERS):
         super().__init__(semi_infinite)
         self.objective, self.constraints = objective, list(constraints)
-        self.solvers = tuple(solvers)
+        self.solvers = check_solvers(solvers)
         # g_j at t_0, the first of T_j.initial_points: a scale where T_j^(k) is empty
         self._references = [c.expressions(c.T.initial_points(1)) for c in self.semi_infinite]
         self.variables = cp.Problem(objective, self.constraints + [
             e <= 0 for exprs in self._references for e in exprs]).variables()
+        self.n_variables = sum(v.size for v in self.variables)
         # 1/σ_f and 1/s_j in the problem of a run's first pair of solves
         self._inverse_objective_scale = cp.Parameter(nonneg=True, value=1.0)
         self._inverse_scales = [cp.Parameter(nonneg=True, value=1.0)
@@ -137,8 +148,17 @@ class DiscretizedMaster(IndexPointMaster):
                 "scales": None if self._scales is None else self._scales.tolist()}
 
     def set_state(self, state: dict) -> None:
-        self._objective_scale = state["objective_scale"]
-        self._scales = None if state["scales"] is None else np.array(state["scales"])
+        """Restore :meth:`get_state`: a ``ValueError`` for scales that are not positive
+        finite numbers, one per semi-infinite constraint (or ``None``, a new run)."""
+        objective_scale, scales = state["objective_scale"], state["scales"]
+        if scales is not None:
+            scales = np.asarray(scales, dtype=float)
+        if not ((objective_scale is None or _positive(objective_scale)) and (
+                scales is None or (scales.shape == (len(self.semi_infinite),)
+                                   and all(map(_positive, scales))))):
+            raise ValueError(f"the master's scales must be positive finite numbers, one per "
+                             f"constraint ({len(self.semi_infinite)}), got {state!r}")
+        self._objective_scale, self._scales = objective_scale, scales
 
     def solve(self, columns: Sequence[Column], warm_start=None) -> MasterSolution:
         groups = self.groups(columns)
@@ -208,3 +228,8 @@ class DiscretizedMaster(IndexPointMaster):
                              self.constraints + [c for c in imposed if c is not None])
         return problem, imposed, expressions
 
+
+def _positive(value) -> bool:
+    """Whether ``value`` is a finite number > 0 (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and bool(np.isfinite(value)) and value > 0

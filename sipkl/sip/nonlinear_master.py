@@ -27,7 +27,8 @@ from .constraint import NonFiniteValue
 from .derivatives import derivative, measured_differences
 from .master import IndexPointMaster
 from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
-from .scales import next_objective_scale, objective_units, positive_scale
+from .scales import (implied_objective_scale, next_objective_scale, objective_units,
+                     positive_scale)
 from .sampled import climb
 from .space import ConstraintPrice, IndexPointPricing
 
@@ -158,7 +159,9 @@ class NonlinearMaster(IndexPointMaster):
     |c|; rescaling T_j or f leaves the run unchanged (the scales do not depend on the units
     of x either; the back-ends' iterations do). The back-ends see f/σ_f and g_j/u_j (σ_f the
     same magnitude of f, kept where it collapses below ``SCALE_COLLAPSE`` times the previous
-    one; u_j with the last solve's multipliers, s_j at a run's first solve; c_k/σ_k, σ_k the
+    one — at a run's first solve, times the magnitude that the rows imply,
+    :func:`~sipkl.sip.scales.implied_objective_scale`, so that a start where f ≈ 0 is no
+    scale; u_j with the last solve's multipliers, s_j at a run's first solve; c_k/σ_k, σ_k the
     largest magnitude of c_k's rows), taken at the solve's start x over the current points,
     and the multipliers are handed back in the user's units (multiplier · σ_f / u_j; 0 where
     the point is inactive, below ``−INACTIVE_RTOL``; L = f + Σ λ g + Σ μ c, so μ ≥ 0 for an
@@ -185,7 +188,7 @@ class NonlinearMaster(IndexPointMaster):
         super().__init__(semi_infinite)
         self.f, self.grad_f, self.finite = f, grad_f, list(finite)
         self.x0 = np.asarray(x0, dtype=float)
-        n = len(self.x0)
+        n = self.n_variables = len(self.x0)
         self.lower = np.full(n, -np.inf) if lower is None else np.asarray(lower, dtype=float)
         self.upper = np.full(n, np.inf) if upper is None else np.asarray(upper, dtype=float)
         self.methods, self.tol, self.max_iter = tuple(methods), tol, max_iter
@@ -209,7 +212,13 @@ class NonlinearMaster(IndexPointMaster):
                 "totals": self._totals}
 
     def set_state(self, state: dict) -> None:
-        self._x, self._objective_scale = np.array(state["x"]), state["objective_scale"]
+        """Restore :meth:`get_state`: a ``ValueError`` for an x that is not n finite
+        numbers."""
+        x = np.asarray(state["x"], dtype=float)
+        if x.shape != (self.n_variables,) or not np.all(np.isfinite(x)):
+            raise ValueError(f"the master's x must be {self.n_variables} finite numbers, got "
+                             f"{state['x']!r}")
+        self._x, self._objective_scale = x, state["objective_scale"]
         self._totals = state.get("totals")
 
     # -- values and scales -------------------------------------------------------------
@@ -247,9 +256,13 @@ class NonlinearMaster(IndexPointMaster):
         groups = self.groups(columns)
         points = self.points(columns, groups)
         start = self._x
-        self._objective_scale = next_objective_scale(self._objective_scale,
-                                                     self.objective_scale(start))
         scales = self.scales(start, points)
+        current = self._objective_scale
+        if current is None:  # a run's first solve: what the rows imply (see scales)
+            rows = ScaledProgram(self, points, 1.0, scales, self.finite_scales(start))
+            current = implied_objective_scale(self.objective_gradient(start),
+                                              rows.jacobian(start))
+        self._objective_scale = next_objective_scale(current, self.objective_scale(start))
         if self._totals is not None:
             scales = objective_units(scales, self._totals, self._objective_scale)
         program = ScaledProgram(self, points, self._objective_scale, scales,

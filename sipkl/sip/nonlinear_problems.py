@@ -84,13 +84,14 @@ class NonlinearProblem:
     optimum_source: str
     x_optimum: tuple | None = None
 
-    def build(self, derivatives: bool = True) -> NonlinearSemiInfiniteProgram:
-        """A fresh program: with the closed-form derivatives, or (``False``) with none."""
+    def build(self, derivatives: bool = True, x0=None) -> NonlinearSemiInfiniteProgram:
+        """A fresh program: with the closed-form derivatives, or (``False``) with none; from
+        the start ``x0`` (default: the problem's)."""
         sics = [NonlinearConstraint(c.g, Box(c.lower, c.upper), name=c.name,
                                     jac_g=c.jac_g if derivatives else None,
                                     grad_t=c.grad_t if derivatives else None)
                 for c in self.constraints]
-        return NonlinearSemiInfiniteProgram(self.f, sics, self.x0,
+        return NonlinearSemiInfiniteProgram(self.f, sics, self.x0 if x0 is None else x0,
                                             grad_f=self.grad_f if derivatives else None)
 
     def lipschitz(self) -> dict:

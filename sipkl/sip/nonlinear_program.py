@@ -22,13 +22,15 @@ feasible point has found none locally (``master_failed`` with the solver's messa
 from __future__ import annotations
 
 import copy
+import itertools
 import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.optimize import Bounds
 
-from ..contracts import MasterSolution
+from ..contracts import Column, MasterSolution
+from ..engine import default_seed
 from ..run_status import RunStatus
 from ..solvers.nlp import ALL_METHODS, METHODS
 from .constraint import IndexConstraint, checked_callable
@@ -36,6 +38,7 @@ from .index_sets import Box, finite_array
 from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
 from .nonlinear_master import NonlinearMaster
 from .nonlinear_reduction import reduce_nonlinear
+from .reduction import Deadline
 from .program import ProgramBase, SIPResult
 from .saddle import negative_curvature
 from .sampled import DenseSampleOracle
@@ -44,9 +47,14 @@ from .space import IndexPointSpace
 #: restarts from saddle points at most (``solve(second_order=True)``)
 ESCAPES = 3
 
-#: the restart's distance from a saddle along its direction d (‖d / D‖ = 1, D the variables'
-#: sizes): a tenth of each variable's size
-ESCAPE_STEP = 0.1
+#: the restarts' distances from a saddle along a direction d (‖d / D‖ = 1, D the variables'
+#: sizes), as fractions of the variables' sizes
+ESCAPE_STEPS = (0.1, 0.5)
+
+#: directions tried from one saddle: the first of its directions of negative curvature
+#: (:func:`~sipkl.sip.saddle.canonical_directions`) at most, then pseudo-random ones, the
+#: same in every run (:meth:`~sipkl.sip.saddle.Saddle.escape_directions`)
+ESCAPE_DIRECTIONS, ESCAPE_RANDOM = 2, 2
 
 
 class NonlinearSemiInfiniteProgram(ProgramBase):
@@ -159,11 +167,12 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
 
         ``second_order`` (default ``True``): a successful run's answer is checked for
         negative curvature of the Lagrangian on the active constraints' tangent space
-        (:mod:`sipkl.sip.saddle`); at such a saddle the run restarts from x ± ``ESCAPE_STEP``
-        times the direction (both signs, over the first index points) and keeps the first
-        restart whose objective is lower by more than ``tol`` of its scale, at most
-        ``ESCAPES`` times, within ``time_limit``. A callback sees the restarts' rounds. Over
-        index sets beyond boxes and finite sets there is no such check.
+        (:mod:`sipkl.sip.saddle`); at such a saddle the run restarts from steps along
+        several directions (of negative curvature, and fixed pseudo-random ones), both
+        signs, and keeps the lowest restart where it is lower by more than ``tol`` of the
+        objective's scale (:meth:`_below_saddle`: the answer does not hang on round-off), at
+        most ``ESCAPES`` times, within ``time_limit``. A callback sees the restarts' rounds.
+        Over index sets beyond boxes and finite sets there is no such check.
 
         Returns
         -------
@@ -193,9 +202,15 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         reduce = reduce and not any(c.T.finite for c in self.semi_infinite)
         deadline = None if time_limit is None else time.perf_counter() + time_limit
 
-        def run(start, columns, resume=None):
-            """The run from ``start``, reduced; a failed result where its first master solve
-            failed in every back-end."""
+        def finish(result):
+            """``result`` after the local reduction (where it applies)."""
+            if reduce and result.success:
+                self._reduce(result, tol + atol, deadline)
+            return result
+
+        def run(start, columns, resume=None, reduced=True):
+            """The run from ``start`` (``reduced``: then :func:`finish`); a failed result
+            where its first master solve failed in every back-end."""
             remaining = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
             engine = self._engine(oracle, callback, time_limit=remaining, **options)
             self.master.reset(start)
@@ -204,10 +219,8 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
             except RuntimeError:  # the engine's "failed before any master solution"
                 if self.master.failure is None:
                     raise
-                return self._failed(self.master.failure)
-            if reduce and result.success:
-                self._reduce(result, tol + atol)
-            return result
+                return self._failed(self.master.failure, default_seed(random_state))
+            return finish(result) if reduced else result
 
         result = run(self.master.x0, self._initial_columns(initial_points), resume)
         if not all(isinstance(c.T, Box) or c.T.finite for c in self.semi_infinite):
@@ -215,50 +228,100 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         for _ in range(ESCAPES if second_order else 0):
             if not result.success or (deadline is not None and time.perf_counter() > deadline):
                 break
-            lower = self._below_saddle(result, run, tol + atol)
+            lower = self._below_saddle(result, run, finish, tol + atol, deadline)
             if lower is None:
                 break
             result = lower
+        self._verify(result, tol + atol, [result.x] * len(self.semi_infinite))
         return result
 
-    def _below_saddle(self, result: SIPResult, run, tol: float):
+    def _below_saddle(self, result: SIPResult, run, finish, tol: float, deadline):
         """Where ``result`` is a saddle (:func:`~sipkl.sip.saddle.negative_curvature`), the
-        run restarted from x ± ``ESCAPE_STEP``·d (over the first index points) whose
-        objective is lower by more than ``tol``·σ_f (its ``nit`` and ``attempts`` counting
-        both runs), else ``None`` (the message then says that x is a saddle)."""
-        direction = negative_curvature(self.master, result.x, result.points, result.multipliers,
-                                       result.scales, result.finite_multipliers)
-        if direction is None:
+        lowest of the runs restarted near it, lower than ``result`` by more than
+        ``tol``·σ_f, else ``None`` (the message then says that x is a saddle); its ``nit``
+        and ``attempts`` count every run.
+
+        First the run from the point of x + span(directions of negative curvature) nearest
+        the start (:meth:`~sipkl.sip.saddle.Saddle.toward`): where round-off left a flat
+        family of KKT points, this is the member it would have reached without the drift;
+        where that run ends at the same value, the trials start from its answer. Then, for
+        each step s of ``ESCAPE_STEPS`` in turn (the next only where no trial went lower),
+        the runs from x ± s·d for each direction d of
+        :meth:`~sipkl.sip.saddle.Saddle.escape_directions` (``ESCAPE_DIRECTIONS`` of
+        negative curvature, ``ESCAPE_RANDOM`` pseudo-random). Each runs over the first index
+        points and the saddle's, without its local reduction; the lowest is then reduced
+        (``finish``) and compared again. They run in a fixed order and a later one replaces
+        the kept one only where it is lower by more than ``tol``·σ_f, so that neither a
+        direction's sign, nor the basis of an eigenspace, nor where a flat family was left,
+        nor a near-tie decides the answer."""
+        saddle = self._saddle(result)
+        if saddle is None:
             return None
         decrease = tol * self.master.objective_scale(result.x)
-        columns = self._initial_columns(None)
-        for sign in (1.0, -1.0):
-            start = np.clip(result.x + sign * ESCAPE_STEP * direction, self.master.lower,
-                            self.master.upper)
-            trial = run(start, columns)
-            if trial.success and trial.objective < result.objective - decrease:
-                trial.attempts = result.attempts + [(result.nit + it, a)
-                                                    for it, a in trial.attempts]
-                trial.nit += result.nit
-                trial.message += (f"; restarted from a saddle point at f = "
-                                  f"{result.objective:.10g} along a direction of negative "
-                                  "curvature of the Lagrangian")
-                return trial
-        result.message += ("; a saddle point: the Lagrangian has negative curvature on the "
-                           "active constraints' tangent space, and no lower point was found "
-                           "along it")
-        return None
+        columns = self._initial_columns(None) + [
+            Column.make(c.T, t) for c, points in zip(self.semi_infinite, result.points)
+            for t in points]
+        nit, attempts = result.nit, list(result.attempts)
 
-    def _reduce(self, result: SIPResult, cut: float) -> None:
+        def trial(start):
+            nonlocal nit
+            answer = run(np.clip(start, self.master.lower, self.master.upper), columns,
+                         reduced=False)
+            attempts.extend((nit + it, a) for it, a in answer.attempts)
+            nit += answer.nit
+            return answer
+
+        base, best = result, None
+        for _ in range(ESCAPES):  # along a flat family, to its member nearest the start
+            toward = saddle.toward(base.x, self.master.x0)
+            if np.abs((toward - base.x) / saddle.size).max() <= ESCAPE_STEPS[0]:
+                break  # as near as the trials below start
+            moved = trial(toward)
+            if moved.success and moved.objective < result.objective - decrease:
+                best = moved
+                break
+            relocated = self._saddle(moved) if moved.success and \
+                moved.objective <= result.objective + decrease else None
+            if relocated is None:
+                break
+            base, saddle = moved, relocated  # the same value: the trials start there
+        directions = saddle.escape_directions(ESCAPE_DIRECTIONS, ESCAPE_RANDOM)
+        for step in ESCAPE_STEPS:
+            if best is not None:
+                break
+            for d, sign in itertools.product(directions, (1.0, -1.0)):
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
+                answer = trial(base.x + sign * step * d)
+                if answer.success and answer.objective < (
+                        result.objective if best is None else best.objective) - decrease:
+                    best = answer
+        if best is not None:
+            best = finish(best)
+        if best is None or not best.objective < result.objective - decrease:
+            result.message += ("; a saddle point: the Lagrangian has negative curvature on the "
+                               "active constraints' tangent space, and no lower point was "
+                               "found along it")
+            return None
+        best.attempts, best.nit = attempts, nit
+        best.message += (f"; restarted from a saddle point at f = {result.objective:.10g} "
+                         "along directions of negative curvature of the Lagrangian")
+        return best
+
+    def _saddle(self, result: SIPResult):
+        """The :class:`~sipkl.sip.saddle.Saddle` at ``result``'s x, or ``None``."""
+        return negative_curvature(self.master, result.x, result.points, result.multipliers,
+                                  result.scales, result.finite_multipliers)
+
+    def _reduce(self, result: SIPResult, cut: float, deadline) -> None:
         """The local reduction (:func:`~sipkl.sip.nonlinear_reduction.reduce_nonlinear`)
-        from ``result``, which it updates where the reduced answer passes its check."""
+        from ``result``, which it updates where the reduced answer passes its check; its
+        rounds end at ``deadline`` (a ``time.perf_counter()`` instant, or ``None``)."""
+        clock = Deadline(deadline)
         reduced = reduce_nonlinear(self.master, result.x, result.points, result.multipliers,
-                                   result.scales, cut)
-        if reduced is None:
-            result.message += "; the local reduction did not improve on this answer"
-            return
-        result.x, result.finite_multipliers = reduced["x"], reduced["finite_multipliers"]
-        self._reduced(result, reduced)
+                                   result.scales, cut, clock)
+        if self._reduced(result, reduced, clock.passed):
+            result.x, result.finite_multipliers = reduced["x"], reduced["finite_multipliers"]
 
     def solve_discretized(self, n_points: int = 101, methods: Sequence[str] = METHODS
                           ) -> SIPResult:
@@ -298,8 +361,9 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
                               finite_multipliers=model.finite_multipliers,
                               differences=self._differences())
 
-    def _failed(self, failure: MasterSolution) -> SIPResult:
-        """The result of a run whose first master solve failed in every back-end."""
+    def _failed(self, failure: MasterSolution, random_state=None) -> SIPResult:
+        """The result of a run whose first master solve failed in every back-end (the run's
+        seed ``random_state``, ``None`` where it prices nothing)."""
         tried = "; ".join(f"{a.solver}: {a.status.value} ({a.message})"
                           for a in failure.attempts)
         return SIPResult(
@@ -309,18 +373,22 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
             points=[], multipliers=[], max_violation=np.nan, upper_bound=None,
             violation_proved=False, lower_bound=None, reduction=None, bracket=None, scales=[],
             finite_multipliers=[], differences=self._differences(), nit=1, history={},
-            attempts=[(0, a) for a in failure.attempts], gap=np.nan)
+            attempts=[(0, a) for a in failure.attempts], gap=np.nan, random_state=random_state)
 
 
 
 
 def _bounds(bounds, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(lower, upper) of ``bounds``: None, a scipy Bounds, or n pairs (None: no bound)."""
+    """(lower, upper) of ``bounds``: None, a scipy Bounds, or n pairs (None: no bound); a
+    ``ValueError`` naming ``bounds`` for any other length or inconsistent bounds."""
     if bounds is None:
         return np.full(n, -np.inf), np.full(n, np.inf)
     if isinstance(bounds, Bounds):
-        lower, upper = (np.broadcast_to(np.asarray(b, dtype=float), (n,)).copy()
-                        for b in (bounds.lb, bounds.ub))
+        sides = [np.asarray(b, dtype=float) for b in (bounds.lb, bounds.ub)]
+        if any(side.shape not in ((), (n,)) for side in sides):
+            raise ValueError(f"bounds: a Bounds needs lb and ub of {n} entries, one per "
+                             f"variable of x0 (or one number), got {bounds!r}")
+        lower, upper = (np.broadcast_to(side, (n,)).copy() for side in sides)
     else:
         pairs = list(bounds)
         if len(pairs) != n or not all(isinstance(p, (tuple, list)) and len(p) == 2

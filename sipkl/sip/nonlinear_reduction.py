@@ -41,7 +41,8 @@ import numpy as np
 from ..solvers import Status
 from ..solvers.nlp import active_multipliers, minimize_nlp
 from .nonlinear_master import ScaledProgram
-from .reduction import MAX_ROUNDS, NEAR_RTOL, active_mask, checked_points, climbed_maxima
+from .reduction import (MAX_ROUNDS, NEAR_RTOL, Deadline, active_mask, checked_points,
+                        climbed_maxima)
 from .sampled import DenseSampleOracle
 from .scales import objective_units
 from .space import ConstraintPrice
@@ -52,16 +53,20 @@ from .space import ConstraintPrice
 MAX_ITER = 200
 
 
-def reduce_nonlinear(master, x, points, multipliers, scales, cut):
+def reduce_nonlinear(master, x, points, multipliers, scales, cut, deadline: Deadline):
     """Run the reduction of the module docstring from the exchange method's answer.
 
     ``master`` is the :class:`~sipkl.sip.NonlinearMaster`, ``x`` its answer, ``points``,
     ``multipliers`` and ``scales`` per constraint as in :class:`~sipkl.sip.SIPResult` and
-    ``cut`` the exchange method's (relative violation). Returns ``None`` where the reduction
-    did not improve on the answer, else a dict: ``x``, ``points`` (the plain points kept and
-    the maximizers), ``multipliers`` (user's units), ``finite_multipliers``, ``objective``,
-    ``max_violation`` (raw units, the largest found on the last check), ``nit`` (solves),
-    ``steps`` (|Δf|/σ_f of each solve), ``converged``, ``attempts``.
+    ``cut`` the exchange method's (relative violation). ``deadline`` (a
+    :class:`~sipkl.sip.reduction.Deadline`) is checked before each step of a round (the
+    climbs, the solve, whose IPOPT wall-time limit it is, the check): past it the rounds end
+    (``deadline.passed``) and, no round's check having passed, the answer is ``None``.
+    Returns ``None`` where the reduction did not improve on the answer, else a dict: ``x``,
+    ``points`` (the plain points kept and the maximizers), ``multipliers`` (user's units),
+    ``finite_multipliers``, ``objective``, ``max_violation`` (raw units, the largest found
+    on the last check), ``nit`` (solves), ``steps`` (|Δf|/σ_f of each solve),
+    ``converged``, ``attempts``.
     """
     sics = master.semi_infinite
     objective_scale = master.objective_scale(x)
@@ -73,18 +78,22 @@ def reduce_nonlinear(master, x, points, multipliers, scales, cut):
     # cut·σ_f per constraint: a reduced value further above it is another point, not a
     # correction of this one
     ceiling = objective + len(sics) * cut * objective_scale
-    for _ in range(MAX_ROUNDS):
+    for _ in range(MAX_ROUNDS):  # a round whose check passes is the last
+        if deadline():
+            break
         starts = [climbed_maxima(sic, ConstraintPrice(x, s), ts)
                   for sic, s, ts in zip(sics, scales, active)]
         plain = [p[~sic.T.same_columns(p[:, None], m, NEAR_RTOL).any(axis=1)] if len(m) else p
                  for sic, p, m in zip(sics, points, starts)]
         program = ScaledProgram(master, plain, objective_scale, units,
                                 master.finite_scales(x), climbed=starts)
+        if deadline():
+            break
         found, tried = minimize_nlp(program, x, master.lower, master.upper,
                                     methods=master.methods, tol=master.tol,
-                                    max_iter=MAX_ITER, deadline=master.deadline)
+                                    max_iter=MAX_ITER, deadline=deadline.at)
         attempts += tried
-        if found is None or found.attempt.status is Status.ITERATION_LIMIT:
+        if deadline() or found is None or found.attempt.status is Status.ITERATION_LIMIT:
             break
         answer, x = found, found.x
         new_objective = float(master.f(x))

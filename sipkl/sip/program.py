@@ -21,6 +21,7 @@ from __future__ import annotations
 import abc
 import copy
 import numbers
+import time
 from typing import Sequence
 
 import cvxpy as cp
@@ -32,21 +33,27 @@ from ..engine import ColumnGeneration
 from ..oracles import GridOracle, MultiStartOracle
 from ..run_status import RunStatus
 from ..solvers import Status
-from ..solvers.cvx import DEFAULT_SOLVERS
+from ..solvers.cvx import DEFAULT_SOLVERS, check_solvers
 from .constraint import IndexConstraint, SemiInfiniteConstraint
 from .bracket import restricted_feasible_point
 from .diagnosis import infeasible_parts, unbounded_direction
 from .drop_rule import DropAfterIncrease
 from .lipschitz import LipschitzOracle
 from .master import DiscretizedMaster
-from .reduction import reduce_locally
+from .reduction import Deadline, reduce_locally
 from .index_sets import ConvexSet
 from .sampled import DenseSampleOracle
 from .sets_pricing import AffineOracle, SetSearchOracle
-from .space import IndexPointSpace
+from .space import ConstraintPrice, IndexPointSpace
+from .verification import verify
 
 #: points of the grid that ``oracle="grid"`` prices (about; a tensor grid, see ``Box.grid``)
 GRID_SIZE = 1001
+
+#: over continuous index sets of dimension at most this, ``oracle="grid"`` samples the tensor
+#: grid of about ``GRID_SIZE`` points (3 per coordinate or more); above it, as many scattered
+#: points (see ``SemiInfiniteProgram.solve``)
+GRID_DIM = 6
 
 #: index sets of at most this dimension are priced by default on a dense sample refined by
 #: Newton steps (:class:`~sipkl.sip.sampled.DenseSampleOracle`), global in practice there
@@ -69,18 +76,26 @@ class SIPResult(OptimizeResult):
         The value of the objective.
     status : RunStatus
         Why the run stopped (``certified_optimal`` only with an optimal master and a proven
-        bound on the maximum violation); ``success``, ``message`` as for
-        :class:`~sipkl.engine.CGResult`.
+        bound on the maximum violation; a success only where the final verification search
+        found no violation above the cut, else ``no_new_column``); ``success``, ``message``
+        as for :class:`~sipkl.engine.CGResult`.
     points, multipliers : list of arrays
         Per semi-infinite constraint, its active index points (m_j × p) and their multipliers
         (the cvxpy duals): the discrete measure of the dual program.
     max_violation : float
-        The largest g_j(x, t) found, over the last round's candidates and the index points
-        (raw units; ≤ 0 up to the tolerance at a solution); after the local reduction, the
-        largest found by its final dense search. A value found, not a bound: it is proved
-        only where ``violation_proved`` (then ``upper_bound`` bounds it). For
+        The largest g_j(x, t) found at the returned x (raw units; ≤ 0 up to the tolerance at
+        a solution): over the last round's candidates and the index points (after the local
+        reduction, its final dense search), and over a verification search of every index set
+        run once at the end of ``solve``, apart from the pricing's points
+        (:func:`~sipkl.sip.verification.verify`): a scrambled Sobol sample of the set at a
+        fixed seed (``VERIFY_BASE``·2^p points up to ``VERIFY_BUDGET``, and as many on its
+        boundary; every point of a finite set), its best local maxima refined by a local
+        ascent inside the set. Where that search finds g_j(x, t)/s_j above the cut
+        ``tol + atol``, a success becomes ``no_new_column`` and the message says where. A
+        value found, not a bound: a maximum narrower than the sample's spacing can be missed;
+        it is proved only where ``violation_proved`` (then ``upper_bound`` bounds it). For
         ``solve_discretized``: measured on the grid refined twice (its points and
-        midpoints).
+        midpoints), without the search.
     upper_bound : float or None
         The oracle's proven bound on max_j max_t g_j(x, t)/s_j (relative units: see
         ``scales``), ``None`` without a proof.
@@ -101,14 +116,16 @@ class SIPResult(OptimizeResult):
         of the right-hand side, :mod:`sipkl.sip.bracket`); ``None`` without such a point.
     reduction : dict or None
         The local reduction phase (``solve(reduce=...)``): ``nit`` (rounds), ``steps``
-        (|Δf|/σ_f per round, σ_f the objective's scale: quadratic convergence shows here)
-        and ``converged``; ``None`` where it did not run or did not improve on the
-        exchange method's answer (the message says so).
+        (|Δf|/σ_f per round, σ_f the objective's scale: quadratic convergence shows here),
+        ``converged`` and ``stopped`` (the time limit ended its rounds); ``None`` where it
+        did not run or did not improve on the exchange method's answer (the message says
+        so).
     scales : list of float
         s_j, the natural scale of each constraint at the solution (the cut is relative to it).
-    nit, history, attempts, gap
+    nit, history, attempts, gap, random_state
         As for :class:`~sipkl.engine.CGResult` (``history["best_price"]``: the largest
-        relative violation per round).
+        relative violation per round; ``random_state`` the seed of the pricing's random
+        starts, :data:`~sipkl.engine.DEFAULT_SEED` where none was given).
     """
 
 
@@ -196,7 +213,7 @@ class ProgramBase(abc.ABC):
         if oracle is None:
             oracle = self._default_oracle(constants)
         if isinstance(oracle, str):
-            makers = {"ipopt": MultiStartOracle, "grid": lambda: GridOracle(size=GRID_SIZE),
+            makers = {"ipopt": MultiStartOracle, "grid": self._grid_oracle,
                       "lipschitz": LipschitzOracle, "dense": DenseSampleOracle,
                       "sets": SetSearchOracle, "affine": AffineOracle}
             if oracle not in makers:
@@ -215,6 +232,16 @@ class ProgramBase(abc.ABC):
                              f"{beyond[0]!r} its bounding box, whose maxima may lie outside "
                              "the set): use oracle='sets' (the default there) or 'affine'")
         return oracle
+
+    def _grid_oracle(self):
+        """``oracle="grid"``: the enumeration of finite index sets (:class:`GridOracle`, exact);
+        over continuous ones a grid of about ``GRID_SIZE`` points covering each set, its local
+        maxima and the current index points refined inside the set
+        (:class:`~sipkl.sip.sets_pricing.SetSearchOracle` without its affine shortcut; no
+        proof)."""
+        if all(c.T.finite for c in self.semi_infinite):
+            return GridOracle(size=GRID_SIZE)
+        return SetSearchOracle(GRID_SIZE, affine=False, dense_dim=GRID_DIM)
 
     def _default_oracle(self, constants):
         """``"lipschitz"`` where a constraint states a constant, ``"grid"`` (exact) where
@@ -315,18 +342,56 @@ class ProgramBase(abc.ABC):
                 "scales": [] if price is None else [p.scale for p in price]}
 
     @staticmethod
-    def _reduced(result: SIPResult, reduced: dict) -> None:
-        """``result`` updated by a local reduction's answer (its x aside): the objective, the
-        violation, the points and multipliers, ``reduction``, the failed solves as attempts,
-        and no oracle bound (one was at another x)."""
+    def _reduced(result: SIPResult, reduced, stopped: bool) -> bool:
+        """``result`` updated by a local reduction's answer ``reduced`` (its x aside; then
+        ``True``): the objective, the violation, the points and multipliers, ``reduction``,
+        the failed solves as attempts, and no oracle bound (one was at another x). Where
+        ``reduced`` is ``None`` (``False``) the message says why the exchange method's answer
+        stands; ``stopped``: the time limit ended the reduction's rounds."""
+        if reduced is None:
+            result.message += ("; the time limit stopped the local reduction before it "
+                               "improved on this answer, which stands" if stopped
+                               else "; the local reduction did not improve on this answer")
+            return False
         result.objective, result.max_violation = reduced["objective"], reduced["max_violation"]
         result.points, result.multipliers = reduced["points"], reduced["multipliers"]
         result.reduction = {k: reduced[k] for k in ("nit", "steps", "converged")}
+        result.reduction["stopped"] = stopped
         result.upper_bound, result.violation_proved = None, False
         result.attempts += [(result.nit, a) for a in reduced["attempts"]
                             if a.status is not Status.OPTIMAL]
         result.message += (f"; then {reduced['nit']} rounds of local reduction "
-                           + ("(converged)" if reduced["converged"] else "(not converged)"))
+                           + ("(converged)" if reduced["converged"]
+                              else "(stopped by the time limit)" if stopped
+                              else "(not converged)"))
+        return True
+
+    def _verify(self, result: SIPResult, cut: float, xs: list) -> None:
+        """The final verification search (:func:`~sipkl.sip.verification.verify`) at the
+        answer, ``xs`` the numeric x at which each constraint is evaluated: ``max_violation``
+        becomes the largest violation found by it or before it. Where the largest relative
+        violation found, g_j(x, t)/s_j, exceeds ``cut`` (``tol + atol``, the exchange
+        method's), the message says where, a proven bound that it contradicts is no longer
+        ``violation_proved``, and a success becomes ``no_new_column``: the oracle stopped
+        while a violation remains."""
+        if not result.scales:  # no master solution
+            return
+        found = verify(self.semi_infinite, [ConstraintPrice(x, s)
+                                            for x, s in zip(xs, result.scales)])
+        raw = found.relative * result.scales[found.j]
+        result.max_violation = max(result.max_violation, raw)
+        if not found.relative > cut:
+            return
+        result.message += (f"; the final verification search found g = {raw:.3g} on "
+                           f"constraint {self.semi_infinite[found.j].name!r} at t = "
+                           f"{np.round(found.t, 10).tolist()}, {found.relative:.3g} of its "
+                           f"scale, above the cut {cut:.3g}")
+        if result.violation_proved:
+            result.violation_proved = False
+            result.message += ", which contradicts the oracle's bound"
+        if result.success:
+            result.status, result.success = RunStatus.NO_NEW_COLUMN, False
+            result.message += ": the oracle missed it, and the run has not converged"
 
     @staticmethod
     def _assemble(cg, located: dict, x, status: RunStatus, message: str,
@@ -336,7 +401,8 @@ class ProgramBase(abc.ABC):
         engine's counts."""
         return SIPResult(x=x, objective=cg.master.objective, status=status,
                          success=status.success, message=message, **located, **extra,
-                         nit=cg.nit, history=cg.history, attempts=cg.attempts, gap=cg.gap)
+                         nit=cg.nit, history=cg.history, attempts=cg.attempts, gap=cg.gap,
+                         random_state=cg.random_state)
 
 
 class _Unpriced:
@@ -432,9 +498,13 @@ class SemiInfiniteProgram(ProgramBase):
             ellipsoid; :class:`~sipkl.sip.sets_pricing.AffineOracle`, which checks the
             affinity each round and proves its bound); ``"ipopt"``:
             multi-start local searches (:class:`~sipkl.oracles.MultiStartOracle`; at best
-            ``converged_local``); ``"grid"``: about ``GRID_SIZE`` points of each box
-            (:class:`~sipkl.oracles.GridOracle`; exact, hence ``certified_optimal``, over a
-            :class:`~sipkl.sip.FiniteSet`); ``"lipschitz"``: the certified
+            ``converged_local``); ``"grid"``: every point of finite index sets
+            (:class:`~sipkl.oracles.GridOracle`; exact, hence ``certified_optimal``, where
+            every set is a :class:`~sipkl.sip.FiniteSet`), and over a continuous set a grid
+            of about ``GRID_SIZE`` points that covers it (the tensor grid of a box, its
+            radial image in a convex set; in dimension above ``GRID_DIM``, 6, as many
+            scattered points), its local maxima refined inside the set (no proof: at best
+            ``converged_local``); ``"lipschitz"``: the certified
             :class:`~sipkl.sip.LipschitzOracle`. Default: ``"lipschitz"`` when ``lipschitz``
             is given, else ``"grid"`` where every index set is finite, ``"sets"`` where one
             is beyond a box, ``"dense"`` where every one has dimension ≤ ``DENSE_DIM`` (2),
@@ -459,7 +529,15 @@ class SemiInfiniteProgram(ProgramBase):
             both relative to the constraint's scale s_j (see
             :class:`~sipkl.sip.master.DiscretizedMaster`), the one rule in any units.
         max_iter, time_limit, random_state, verbose
-            As for :class:`~sipkl.engine.ColumnGeneration`.
+            As for :class:`~sipkl.engine.ColumnGeneration`. ``time_limit`` counts from the
+            call and ends every phase: the exchange method (checked after each master solve
+            and each pricing), then the local reduction and the bracket (checked before each
+            step of their rounds: a climb, a solve, a check), each overrunning it by one
+            such step at most. A reduction or bracket cut short keeps its last complete
+            round, or else the exchange method's answer stands; the message says so. The
+            final verification search (``max_violation``) runs in any case: its cost is
+            bounded (a sample of at most ``VERIFY_BUDGET`` points, and a few local ascents,
+            per index set).
         n_price : int, optional
             Index points added per round at most. Default: n, the number of scalar variables
             (by Carathéodory's theorem an optimal dual measure needs at most n index points):
@@ -498,6 +576,7 @@ class SemiInfiniteProgram(ProgramBase):
             same options from ``resume`` gives the uninterrupted run's result.
         """
         self._check_tol(tol)
+        deadline = None if time_limit is None else time.perf_counter() + time_limit
         constants = self._per_constraint(lipschitz, "lipschitz")
         if bracket and any(L is None and not c.T.finite
                            for L, c in zip(constants, self.semi_infinite)):
@@ -506,27 +585,29 @@ class SemiInfiniteProgram(ProgramBase):
         n_price = self._n_price(n_price)
         prune = self._prune(prune, 1 if isinstance(self.objective, cp.Minimize) else -1)
         space = IndexPointSpace(self.semi_infinite, constants)
-        self.master.solvers = tuple(solvers)
+        self.master.solvers = check_solvers(solvers)
         oracle = self._oracle(oracle, constants)
         columns = self._initial_columns(initial_points)
         if initial_points is None and resume is None:  # its last solve is the engine's first
             columns = self._bounded_start(columns)
         else:
             self.master.reset()
+        remaining = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
         engine = self._engine(oracle, callback, tol=tol, atol=atol, max_iter=max_iter,
-                              time_limit=time_limit, n_price=n_price, prune=prune,
+                              time_limit=remaining, n_price=n_price, prune=prune,
                               verbose=verbose, random_state=random_state,
                               checkpoint=checkpoint)
         result = self._result(engine.run_space(space, columns, resume))
         if reduce is None:
             reduce = isinstance(oracle, DenseSampleOracle)
         if reduce and result.success:
-            self._reduce(result, tol + atol)
+            self._reduce(result, tol + atol, deadline)
+        self._verify(result, tol + atol, [c.x_value() for c in self.semi_infinite])
         if bracket is None:
             bracket = isinstance(oracle, LipschitzOracle) or all(c.T.finite
                                                                  for c in self.semi_infinite)
         if bracket and result.success:
-            self._bracket(result, constants, tol + atol)
+            self._bracket(result, constants, tol + atol, deadline)
         return result
 
     def solve_discretized(self, n_points: int = 101,
@@ -538,49 +619,51 @@ class SemiInfiniteProgram(ProgramBase):
         optimal); ``max_violation`` is measured on the grid with ``2·n_points − 1`` points per
         coordinate (the grid and its midpoints).
         """
-        self.master.solvers = tuple(solvers)
+        self.master.solvers = check_solvers(solvers)
         return self._solve_on_grid(n_points)
 
     def _n_variables(self) -> int:
         """n, the number of scalar variables of the program."""
         return sum(v.size for v in self.master.variables)
 
-    def _reduce(self, result: SIPResult, cut: float) -> None:
+    def _reduce(self, result: SIPResult, cut: float, deadline) -> None:
         """The local reduction phase (:func:`~sipkl.sip.reduction.reduce_locally`) from
-        ``result``, which it updates where the reduced answer passes its final check."""
+        ``result``, which it updates where the reduced answer passes its final check; its
+        rounds end at ``deadline`` (a ``time.perf_counter()`` instant, or ``None``)."""
         if not self.master.semi_infinite or any(c.T.finite for c in self.semi_infinite):
             return
         values = [v.value for v in self.master.variables]
+        clock = Deadline(deadline)
         reduced = reduce_locally(self.master, values, result.points, result.multipliers,
                                  result.scales, self.master.get_state()["objective_scale"],
-                                 cut, self.master.solvers)
+                                 cut, self.master.solvers, clock)
         result.lower_bound = result.objective
-        if reduced is None:
-            result.message += "; the local reduction did not improve on this answer"
-            return
-        self.master.set_values(reduced["values"])
-        result.x = {v.name(): v.value for v in self.master.variables}
-        self._reduced(result, reduced)
+        if self._reduced(result, reduced, clock.passed):
+            self.master.set_values(reduced["values"])
+            result.x = {v.name(): v.value for v in self.master.variables}
 
-    def _bracket(self, result: SIPResult, constants, tol: float) -> None:
+    def _bracket(self, result: SIPResult, constants, tol: float, deadline) -> None:
         """``result.bracket`` from a certified feasible point
-        (:func:`~sipkl.sip.bracket.restricted_feasible_point`); the variables keep the
-        result's values."""
+        (:func:`~sipkl.sip.bracket.restricted_feasible_point`, its rounds ended at
+        ``deadline``); the variables keep the result's values."""
         relaxation = result.objective if result.lower_bound is None else result.lower_bound
         values = [v.value for v in self.master.variables]
+        clock = Deadline(deadline)
         found = restricted_feasible_point(
             self.master, result.points, result.scales, constants, relaxation,
-            self.master.get_state()["objective_scale"], tol, self.master.solvers)
+            self.master.get_state()["objective_scale"], tol, self.master.solvers, clock)
         self.master.set_values(values)
+        stopped = "; the time limit ended its rounds" if clock.passed else ""
         if found is None:
-            result.message += "; no feasible point was proved (no bracket)"
+            result.message += f"; no feasible point was proved (no bracket){stopped}"
             return
         feasible, x = found
         low, high = sorted((relaxation, feasible))
         result.bracket = {"lower": low, "upper": high,
                           "x": {v.name(): value for v, value in zip(self.master.variables, x)}}
         result.message += (f"; the optimum lies in [{low:.10g}, {high:.10g}] (the exchange "
-                           "method's relaxation and a feasible point proved by the oracle)")
+                           f"method's relaxation and a feasible point proved by the oracle)"
+                           f"{stopped}")
 
     def _bounded_start(self, columns: list[Column]) -> list[Column]:
         """The first index points: ``columns`` where the master over them is bounded, else

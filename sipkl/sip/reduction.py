@@ -30,7 +30,9 @@ method's answer stands.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from typing import Optional
 
 import cvxpy as cp
 import numpy as np
@@ -74,6 +76,19 @@ SAME_RTOL = 1e-6
 ACTIVE_RTOL = 1e-6
 
 
+class Deadline:
+    """The instant ``at`` (``time.perf_counter()``; ``None``: no limit) at which a phase must
+    end, checked by calling it (``True`` once past); ``passed`` keeps the last check's
+    answer: whether the deadline ended the work that checked it."""
+
+    def __init__(self, at: Optional[float] = None):
+        self.at, self.passed = at, False
+
+    def __call__(self) -> bool:
+        self.passed = self.at is not None and time.perf_counter() >= self.at
+        return self.passed
+
+
 @dataclass
 class ReducedPoint:
     """One active index point of constraint ``j`` after a round's Newton steps in t: the
@@ -88,16 +103,19 @@ class ReducedPoint:
 
 
 def reduce_locally(master, values, points, multipliers, scales, objective_scale, cut,
-                   solvers):
+                   solvers, deadline: Deadline):
     """Run the rounds of the module docstring from the exchange method's answer.
 
     ``master`` is the :class:`~sipkl.sip.master.DiscretizedMaster`; ``values`` the values of
     its variables, ``points``/``multipliers``/``scales`` per constraint as in
     :class:`~sipkl.sip.SIPResult`, ``objective_scale`` σ_f, ``cut`` the exchange method's
-    (relative violation). Returns ``None`` where the reduction did not improve on the
-    answer, else a dict: ``values``, ``points``, ``multipliers``, ``objective``,
-    ``max_violation`` (raw units, the largest found on the final check), ``nit``,
-    ``steps`` (|Δf|/σ_f per round), ``converged``, ``attempts``.
+    (relative violation). ``deadline`` is checked before each step of a round (the climbs
+    to the maximizers, the solve, the dense check): past it the rounds end
+    (``deadline.passed``), overrunning it by one step at most, and the answer is that of
+    the last round whose check completed. Returns ``None`` where the reduction did not
+    improve on the answer, else a dict: ``values``, ``points``, ``multipliers``,
+    ``objective``, ``max_violation`` (raw units, the largest found on the final check),
+    ``nit``, ``steps`` (|Δf|/σ_f per round), ``converged``, ``attempts``.
     """
     oracle = DenseSampleOracle()
     # each constraint in the units where the solver's feasibility tolerance is one of the
@@ -105,14 +123,18 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
     units = objective_units(scales, [float(np.sum(m)) for m in multipliers], objective_scale)
     x_values, objective, steps, attempts = list(values), None, [], []
     active = [p[active_mask(m)] for p, m in zip(points, multipliers)]
-    converged, relative = False, np.array([np.inf])
+    converged, done = False, None  # done: the last round whose dense check completed
     for _ in range(MAX_ROUNDS):
+        if deadline():
+            break
         master.set_values(x_values)
         reduced = [r for j, ts in enumerate(active) if len(ts)
                    for r in _maximizers(master, j, ts, scales[j])]
         problem, corrected = _model(master, reduced, points, units, objective_scale)
+        if deadline():
+            break
         status = _solve(problem, solvers, attempts)
-        if status is not Status.OPTIMAL:
+        if status is not Status.OPTIMAL or deadline():
             break
         new_objective = float(problem.value) * objective_scale
         if objective is not None:
@@ -125,21 +147,23 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
             ConstraintPrice(sic.x_value(), s) for sic, s in zip(master.semi_infinite, scales)],
             oracle, [np.array([r.t for r, k in zip(reduced, keep) if r.j == j and k]).reshape(
                 -1, sic.T.dim) for j, sic in enumerate(master.semi_infinite)], cut)
+        done = {"values": x_values, "objective": objective, "reduced": reduced,
+                "duals": duals, "relative": relative, "steps": list(steps)}
         if steps and steps[-1] <= REDUCTION_RTOL and relative.max() <= cut:
             converged = True
             break
-    if objective is None or relative.max() > cut:
+    if done is None or done["relative"].max() > cut:
         master.set_values(values)
         return None
-    violation = float(np.max(relative * np.asarray(scales)))
-    final = [np.array([max(float(np.max(c.dual_value)), 0.0) * objective_scale / units[j]
-                       for r, c in zip(reduced, corrected) if r.j == j])
-             for j in range(len(scales))]
-    return {"values": x_values, "points": [np.array([r.t for r in reduced if r.j == j]
-                                                    ).reshape(-1, sic.T.dim)
-                                           for j, sic in enumerate(master.semi_infinite)],
-            "multipliers": final, "objective": objective, "max_violation": violation,
-            "nit": len(steps) + 1, "steps": steps, "converged": converged,
+    reduced, duals = done["reduced"], done["duals"]
+    final = [np.array([d * objective_scale / units[j] for r, d in zip(reduced, duals)
+                       if r.j == j]) for j in range(len(scales))]
+    return {"values": done["values"], "points": [np.array([r.t for r in reduced if r.j == j]
+                                                          ).reshape(-1, sic.T.dim)
+                                                 for j, sic in enumerate(master.semi_infinite)],
+            "multipliers": final, "objective": done["objective"],
+            "max_violation": float(np.max(done["relative"] * np.asarray(scales))),
+            "nit": len(done["steps"]) + 1, "steps": done["steps"], "converged": converged,
             "attempts": attempts}
 
 

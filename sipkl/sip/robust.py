@@ -20,10 +20,22 @@ Nemirovski, "Robust optimization", 2009, ch. 1–2):
 ``robust_counterpart(constraint)`` builds these cvxpy constraints from the user's g (p + 1
 evaluations of g as cvxpy expressions). It is a fast path where it applies: one conic
 program instead of the exchange method's rounds, and the tests compare the two. It needs
-g affine in t (the statement of :class:`~sipkl.sip.sets_pricing.AffineOracle`, not checked
-here) and Δ(x) affine in x as cvxpy sees it (g = a(x) + B(x)t with B affine; a convex part
-a(x) cancels in Δ only where it is written once, outside the t-dependent terms — else a
-``ValueError``).
+g affine in t and Δ(x) affine in x as cvxpy sees it (g = a(x) + B(x)t with B affine; a
+convex part a(x) cancels in Δ only where it is written once, outside the t-dependent
+terms — else a ``ValueError``). Affinity in t is checked on samples, for the counterpart
+of any other g is exact for nothing: along ``AFFINE_CHORDS`` chords of T
+(:func:`~sipkl.sip.index_sets.chords`) at ``AFFINE_DRAWS`` values of the variables and of
+the parameters without a value (uniform in [0.5, 1.5], projected on their attributes;
+their own values are restored),
+
+    |g(x, λa + (1 − λ)b) − λg(x, a) − (1 − λ)g(x, b)|  ≤  ``AFFINE_RTOL`` · S,
+
+S the largest Σ|terms| of g (:func:`~sipkl.sip.constraint.magnitude`) at the chord's
+points: the same decision with t or g in other units. A chord that breaks it is a
+``ValueError`` naming the constraint's g and the chord; so is a g that cannot be evaluated
+at any of these x (its affinity then unchecked). A check at finitely many points is no
+proof; a g that is not affine in t is solved by the exchange method
+(:class:`~sipkl.sip.SemiInfiniteProgram`).
 """
 from __future__ import annotations
 
@@ -31,7 +43,11 @@ import cvxpy as cp
 import numpy as np
 
 from .constraint import IndexConstraint, SemiInfiniteConstraint
-from .index_sets import Box, Budget, ConvexSet, Ellipsoid, Polytope, Product
+from .index_sets import Box, Budget, ConvexSet, Ellipsoid, Polytope, Product, chord_gaps, chords
+from .sets_pricing import AFFINE_RTOL
+
+#: chords of T and draws of the variables at which g's affinity in t is checked
+AFFINE_CHORDS, AFFINE_DRAWS = 8, 3
 
 
 def robust_counterpart(constraint: SemiInfiniteConstraint) -> list:
@@ -62,6 +78,7 @@ def robust_counterpart(constraint: SemiInfiniteConstraint) -> list:
     centre = T.centre()
     at_centre = _values(constraint, centre[None])[0]
     worst, extra = _worst_case(constraint, T, centre, np.arange(T.dim), centre)
+    _check_affine_in_t(constraint)
     return [at_centre + worst <= 0] + extra
 
 
@@ -117,6 +134,46 @@ def _differences(constraint, point, block, frame, centre) -> cp.Expression:
                          f"{constraint.name!r} are not affine in x as cvxpy sees them "
                          f"({delta.curvature.lower()}): write g as a(x) + B(x)t with B affine")
     return delta
+
+
+def _check_affine_in_t(constraint) -> None:
+    """g affine in t along chords of T at sampled values of the variables (module
+    docstring), else a ``ValueError``."""
+    T = constraint.T
+    points, lam = chords(T.from_cube, T.dim, AFFINE_CHORDS)
+    exprs = constraint.expressions(points)
+    leaves = list({v.id: v for e in exprs for v in e.variables()
+                  + [q for q in e.parameters() if q.value is None]}.values())
+    saved = [v.value for v in leaves]
+    rng, checked = np.random.default_rng(0), False
+    try:
+        for _ in range(AFFINE_DRAWS):
+            for v in leaves:
+                v.value = v.project(rng.uniform(0.5, 1.5, v.shape))
+            with np.errstate(all="ignore"):
+                values = np.concatenate([np.ravel(np.asarray(e.value, dtype=float))
+                                         for e in exprs])
+                gap, size = chord_gaps(values, lam, constraint.magnitudes(exprs))
+            finite = np.isfinite(gap) & np.isfinite(size)
+            checked = checked or finite.any()
+            broken = np.flatnonzero(finite & (np.abs(gap) > AFFINE_RTOL * size))
+            if broken.size:
+                i, (a, b, _) = broken[0], np.split(points, 3)
+                raise ValueError(
+                    f"robust_counterpart: g of constraint {constraint.name!r} is not affine in "
+                    f"t, which its exact robust counterpart needs: g(x, λa + (1 − λ)b) − "
+                    f"λg(x, a) − (1 − λ)g(x, b) = {gap[i]:.6g} at a = {a[i].tolist()}, "
+                    f"b = {b[i].tolist()}, λ = {lam[i]:.6g} (x sampled); solve it by the "
+                    "exchange method, SemiInfiniteProgram")
+    finally:
+        for v, value in zip(leaves, saved):
+            v.value = value
+    if not checked:
+        raise ValueError(f"robust_counterpart: g of constraint {constraint.name!r} is not "
+                         "finite at any sampled value of its variables (uniform in [0.5, 1.5]) "
+                         "and its parameters, so its affinity in t, which the robust "
+                         "counterpart needs, is unchecked: solve it by the exchange method, "
+                         "SemiInfiniteProgram")
 
 
 def _values(constraint, points) -> list:

@@ -39,14 +39,55 @@ CURVATURE_NOISE = 100.0
 #: a variable within this fraction of its size D_k of a bound lies at it
 BOUND_RTOL = 1e-8
 
+#: the seed of :meth:`Saddle.escape_directions`' pseudo-random directions
+ESCAPE_SEED = 0
+
+#: projections whose lengths differ by less than this fraction are tied
+#: (:func:`canonical_directions`): far above round-off, far below a real difference
+TIE_RTOL = 1e-6
+
+
+class Saddle:
+    """A KKT point x at which the Lagrangian has negative curvature on the active
+    constraints' tangent space: its ``directions`` of negative curvature (a (k, n) array in
+    x's units, ‖d / D‖ = 1, by :func:`canonical_directions`), the variables' sizes D
+    (``size``) and the variables at a bound (``fixed``)."""
+
+    def __init__(self, directions: np.ndarray, size: np.ndarray, fixed: np.ndarray):
+        self.directions, self.size, self.fixed = directions, size, fixed
+
+    def toward(self, x: np.ndarray, start: np.ndarray) -> np.ndarray:
+        """The point of x + span(directions) nearest ``start`` in the coordinates z_k / D_k.
+
+        Along a flat family of KKT points (OET6's b₁ = b₂ for any split of a₁ + a₂) a local
+        method ends wherever round-off drifts it, and the directions of negative curvature
+        there lie mostly along the family; this point moves back along them to the member
+        nearest the start (from a symmetric start, the symmetric one, a clear saddle): a
+        rule, in place of the drift."""
+        unit = self.directions / self.size  # orthonormal rows (canonical_directions)
+        return x + self.size * (unit.T @ (unit @ ((start - x) / self.size)))
+
+    def escape_directions(self, n_curvature: int, n_fixed_random: int) -> np.ndarray:
+        """The first ``n_curvature`` directions of negative curvature, then
+        ``n_fixed_random`` pseudo-random ones (a generator seeded with ``ESCAPE_SEED``: the
+        same in every run), 0 on the variables at a bound, ‖d / D‖ = 1. The random ones
+        leave saddles that second-order information does not show: a flat family of KKT
+        points (OET6's b₁ = b₂ for any split of a₁ + a₂) along which the curvature changes
+        sign further away."""
+        rng = np.random.default_rng(ESCAPE_SEED)
+        random = rng.standard_normal((n_fixed_random, len(self.size)))
+        random[:, self.fixed] = 0.0
+        random /= np.linalg.norm(random, axis=1, keepdims=True)
+        return np.vstack([self.directions[:n_curvature], random * self.size])
+
 
 def negative_curvature(master, x, points, multipliers, scales, finite_multipliers):
-    """A direction d (in x's units, ‖d / D‖ = 1) of negative curvature of the Lagrangian on
-    the tangent space of the active constraints at ``x``, or ``None`` where the reduced
-    Hessian is positive semidefinite (to ``CURVATURE_NOISE`` times its measured error) or
-    the tangent space is {0}. ``points``, ``multipliers``, ``scales`` and
-    ``finite_multipliers`` are a result's; the index sets are boxes or finite sets (the
-    maximizers climb by Newton steps in a box; a finite set's points stay)."""
+    """The :class:`Saddle` at ``x`` where the Lagrangian has negative curvature on the
+    tangent space of the active constraints, else ``None`` (the reduced Hessian positive
+    semidefinite to ``CURVATURE_NOISE`` times its measured error, or the tangent space
+    {0}). ``points``, ``multipliers``, ``scales`` and ``finite_multipliers`` are a
+    result's; the index sets are boxes or finite sets (the maximizers climb by Newton steps
+    in a box; a finite set's points stay)."""
     x = np.asarray(x, dtype=float)
     n = len(x)
     size = np.maximum(np.abs(x), master.typical)
@@ -83,10 +124,9 @@ def negative_curvature(master, x, points, multipliers, scales, finite_multiplier
 
     jacobian = program.jacobian(x) * size[None, :]
     equality = np.arange(len(lam)) >= len(lam) - program.n_equality
-    rows = [jacobian[(lam > 0) | equality]]
-    at_bound = (x - master.lower <= BOUND_RTOL * size) | (master.upper - x <= BOUND_RTOL * size)
-    rows.append(np.eye(n)[at_bound])
-    active = np.vstack(rows)
+    rows = (lam > 0) | equality
+    fixed = (x - master.lower <= BOUND_RTOL * size) | (master.upper - x <= BOUND_RTOL * size)
+    active = np.vstack([jacobian[rows], np.eye(n)[fixed]])
     if len(active):
         _, singular, vt = np.linalg.svd(active)
         rank = int(np.sum(singular > 1e-10 * max(singular.max(initial=0.0), 1e-300)))
@@ -98,6 +138,28 @@ def negative_curvature(master, x, points, multipliers, scales, finite_multiplier
     reduced = tangent.T @ hessian(HESSIAN_RSTEP) @ tangent
     noise = np.abs(reduced - tangent.T @ hessian(2 * HESSIAN_RSTEP) @ tangent).max()
     eigenvalues, vectors = np.linalg.eigh(reduced)
-    if eigenvalues[0] >= -CURVATURE_NOISE * noise:
+    negative = eigenvalues < -CURVATURE_NOISE * noise
+    if not negative.any():
         return None
-    return size * (tangent @ vectors[:, 0])
+    return Saddle(canonical_directions(tangent @ vectors[:, negative]) * size, size, fixed)
+
+
+def canonical_directions(basis: np.ndarray) -> np.ndarray:
+    """Unit vectors (rows) spanning the column space of the orthonormal (n, k) ``basis`` that
+    depend on that space only, not on the basis an eigensolver returned for it.
+
+    Where eigenvalues are equal (a start symmetric in several variables makes them so) an
+    eigensolver's basis of their space, and each vector's sign, are set by round-off. Here
+    the projections P e_i = B Bᵀ e_i of the coordinate axes (functions of the space alone)
+    are taken by pivoted Gram–Schmidt: the longest remaining projection first, lengths
+    within ``TIE_RTOL`` of the longest being ties that go to the lowest index i (each vector
+    has a positive i-th entry, ‖P e_i‖², P staying a projector as it is deflated)."""
+    projections = basis @ basis.T  # column i: P e_i
+    directions = []
+    for _ in range(basis.shape[1]):
+        lengths = np.linalg.norm(projections, axis=0)
+        i = int(np.flatnonzero(lengths >= (1 - TIE_RTOL) * lengths.max())[0])
+        d = projections[:, i] / lengths[i]
+        directions.append(d)
+        projections = projections - np.outer(d, d @ projections)
+    return np.array(directions)

@@ -36,6 +36,22 @@ def next_objective_scale(current: Optional[float], magnitude: float) -> float:
     return current
 
 
+def implied_objective_scale(gradient: np.ndarray, jacobian: np.ndarray) -> Optional[float]:
+    """The objective's magnitude that the constraints imply where f's own has none yet (a
+    start at which f ≈ 0): max over the variables x_k on which some row depends of
+
+        |∂f/∂x_k| / max_r |∂c_r/∂x_k|,
+
+    the change of f when x_k moves by as much as moves a row (scaled to order one) by its
+    own magnitude; ``None`` where no row depends on any variable. Units of x cancel in each
+    ratio; multiplying f multiplies it."""
+    reach = np.abs(jacobian).max(axis=0, initial=0.0)
+    depends = reach > 0
+    if not depends.any():
+        return None
+    return float(np.max(np.abs(gradient[depends]) / reach[depends]))
+
+
 def objective_units(scales, totals, objective_scale) -> np.ndarray:
     """u_j = min(s_j, σ_f/M_j), M_j > 0 the total multiplier of constraint j (else s_j): a
     violation v of g_j moves f by about M_j·v, so a violation below tol·u_j is one below

@@ -47,6 +47,9 @@ _IPOPT_OK = {0: Status.OPTIMAL, 1: Status.OPTIMAL_INACCURATE,
 #: IPOPT's relative tolerance and iteration limit in the refinement
 TOL, MAX_ITER = 1e-10, 200
 
+#: starts refined per index set: by the batched projected gradient, by IPOPT
+BATCHED_STARTS, IPOPT_STARTS = 64, 8
+
 
 def pull_inside(T, points: np.ndarray) -> np.ndarray:
     """The rows of ``points`` moved into ``T`` along their rays from its centre (a point
@@ -68,6 +71,13 @@ def refine_in_set(problem, starts: np.ndarray) -> OptimizeResult:
     if projection(problem.family) is not None:
         return ascend_in_set(problem, starts)
     return ipopt_in_set(problem, starts)
+
+
+def affordable_starts(T) -> int:
+    """Starts that a refinement in ``T`` affords: ``BATCHED_STARTS`` where the projected
+    gradient moves them all at once, ``IPOPT_STARTS`` where IPOPT runs one search per start
+    (a polytope, a smooth set)."""
+    return IPOPT_STARTS if projection(T) is None else BATCHED_STARTS
 
 
 def ipopt_in_set(problem, starts: np.ndarray, tol: float = TOL,
@@ -238,18 +248,24 @@ def _onto_ball(z: np.ndarray) -> np.ndarray:
 
 def _onto_budget(z: np.ndarray, budget: float) -> np.ndarray:
     """Projection onto {|z_i| ≤ 1, Σ|z_i| ≤ Γ}: the box's where it meets the budget, else
-    the soft threshold ``sign(z)·clip(|z| − τ, 0, 1)`` with τ > 0 fitting Σ = Γ (bisection)."""
+    the soft threshold ``sign(z)·clip(|z| − τ, 0, 1)`` with τ > 0 fitting Σ = Γ, exactly:
+    S(τ) = Σ clip(|z_i| − τ, 0, 1) is piecewise linear and non-increasing, with knots at
+    |z_i| − 1 and |z_i|, so τ interpolates linearly between the last knot where S ≥ Γ and
+    the next (where S < Γ: S = 0 at the largest knot)."""
     size = np.abs(z)
     out = np.clip(z, -1.0, 1.0)
     over = np.minimum(size, 1.0).sum(axis=1) > budget
     if over.any():
         a = size[over]
-        low, high = np.zeros(len(a)), a.max(axis=1)
-        for _ in range(100):
-            tau = 0.5 * (low + high)
-            above = np.clip(a - tau[:, None], 0.0, 1.0).sum(axis=1) > budget
-            low, high = np.where(above, tau, low), np.where(above, high, tau)
-        out[over] = np.sign(z[over]) * np.clip(a - high[:, None], 0.0, 1.0)
+        knots = np.sort(np.maximum(np.hstack([np.zeros((len(a), 1)), a - 1.0, a]), 0.0),
+                        axis=1)
+        S = np.clip(a[:, None, :] - knots[:, :, None], 0.0, 1.0).sum(axis=2)
+        rows = np.arange(len(a))
+        k = np.sum(S >= budget, axis=1) - 1  # S(0) > Γ: k ≥ 0; S(max) = 0 < Γ: k + 1 exists
+        low, high, s_low, s_high = (knots[rows, k], knots[rows, k + 1], S[rows, k],
+                                    S[rows, k + 1])
+        tau = low + (s_low - budget) * (high - low) / (s_low - s_high)
+        out[over] = np.sign(z[over]) * np.clip(a - tau[:, None], 0.0, 1.0)
     return out
 
 

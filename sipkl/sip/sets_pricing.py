@@ -37,7 +37,7 @@ from ..oracles.common import best_distinct
 from ..solvers import Status
 from .index_sets import Box, ConvexSet, spread_points
 from .sampled import DenseSampleOracle
-from .set_search import projection, refine_in_set
+from .set_search import affordable_starts, refine_in_set
 
 #: largest deviation of g from its affine fit, relative to the magnitude of its values (at
 #: least 1: the values are relative to the constraint's scale), for g to count as affine
@@ -175,23 +175,28 @@ class SetSearchOracle(OracleBase):
     Parameters
     ----------
     n_samples : int
-        Points of the dense sample in dimension ≤ ``DENSE_DIM`` (a radial tensor grid of
+        Points of the dense sample in dimension ≤ ``dense_dim`` (a radial tensor grid of
         about that many points), and of the screened sample above it.
     max_starts : int, optional
         Starts refined at most per constraint and round: the best local maxima of the sample
-        (the best distinct sample points, above ``DENSE_DIM``), and as many of the
+        (the best distinct sample points, above ``dense_dim``), and as many of the
         constraint's current index points (the best-priced; the exchange step). Default: 64
         where the local search is the batched projected gradient (one evaluation of g moves
         every start), 8 where it is IPOPT (one search per start: a polytope).
     affine : bool
         Whether to take the exact maximizer where the affine check passes.
+    dense_dim : int
+        The largest dimension sampled by the tensor grid (default ``DENSE_DIM``, 2).
 
-    Over a box of dimension ≤ 2 the search is :class:`~sipkl.sip.sampled.DenseSampleOracle`'s
-    (Newton steps); over a finite set, every point.
+    Over a box of dimension ≤ ``dense_dim`` the search is
+    :class:`~sipkl.sip.sampled.DenseSampleOracle`'s (Newton steps); over a finite set, every
+    point.
     """
 
-    def __init__(self, n_samples: int = 4097, max_starts: int = None, affine: bool = True):
+    def __init__(self, n_samples: int = 4097, max_starts: int = None, affine: bool = True,
+                 dense_dim: int = DENSE_DIM):
         self.n_samples, self.max_starts, self.affine = n_samples, max_starts, affine
+        self.dense_dim = dense_dim
 
     def price(self, pricing_round: PricingRound) -> OracleResult:
         cut = pricing_round.threshold if pricing_round.cut is None else pricing_round.cut
@@ -225,12 +230,10 @@ class SetSearchOracle(OracleBase):
                 t, value, bound = affine_maximum(problem, model)
                 if bound is not None:
                     return t[None], np.array([value])
-        max_starts = self.max_starts
-        if max_starts is None:
-            max_starts = 8 if projection(T) is None else 64
+        max_starts = affordable_starts(T) if self.max_starts is None else self.max_starts
         if len(own) > max_starts:  # the best-priced current points climb
             own = own[np.argsort(-problem.values(own), kind="stable")[:max_starts]]
-        if T.dim <= DENSE_DIM:
+        if T.dim <= self.dense_dim:
             dense = DenseSampleOracle(self.n_samples, max_starts)
             return dense.search(problem, own)
         sample = T.starting_points(None, self.n_samples, rng)

@@ -8,6 +8,14 @@ polytope or an ellipsoid knows in closed form is computed here by small NLPs (Sc
 in the frame t = m + d∘z of the user's box, |z| ≤ 1, and with each h_k divided by its
 magnitude σ_k on the box: the same problems in any units), once on construction:
 
+* the statements checked on samples (no proof: a check at finitely many points says nothing
+  of h elsewhere), each a ``ValueError`` naming h or jac and where it fails — h convex on
+  the box, the inequality h̃_k(λa + (1 − λ)b) ≤ λh̃_k(a) + (1 − λ)h̃_k(b) (h̃ = h/σ) to
+  ``CONVEXITY_RTOL``·max(1, |h̃_k|) along 96 chords of the box
+  (:func:`~sipkl.sip.index_sets.chords`: between uniform points, and a tenth and a
+  hundredth of those, where a local concavity shows), and a stated ``jac`` within
+  ``JAC_RTOL`` of central differences at 32 points; in the box's frame, the same decision
+  in any units of t or h;
 * the centre, the deepest point: max s s.t. h_k(t)/σ_k + s ≤ 0 — no positive s means the
   set is empty or has no interior, an error;
 * the extremes min/max t_i (the bounding box ``lower``, ``upper``; the frame its half-widths);
@@ -32,7 +40,7 @@ import numpy as np
 from scipy.optimize import minimize, nnls
 
 from .index_sets import (INTERIOR_RTOL, Box, Budget, ConvexSet, Ellipsoid, Polytope,
-                         _check_interior, _nlp, _rounded_up, finite_array)
+                         _check_interior, _nlp, _rounded_up, chord_gaps, chords, finite_array)
 
 #: the ray's exit is bisected to this fraction of its length
 EXIT_RTOL = 1e-12
@@ -43,10 +51,25 @@ ACTIVE_RTOL = 1e-7
 #: central differences of h when no ``jac`` is stated: ε^(1/3) of the box's half-width
 FD_STEP = np.finfo(float).eps ** (1.0 / 3.0)
 
+#: chords of the box (per length, as fractions of u′ − u in :func:`chords`) along which h's
+#: convexity is checked
+CONVEXITY_CHORDS, CHORD_LENGTHS = 32, (1.0, 1e-1, 1e-2)
+
+#: a gap of the convexity inequality above this, relative to max(1, |h_k/σ_k|) at the
+#: chord's points, refuses h
+CONVEXITY_RTOL = 1e-9
+
+#: a stated Jacobian (in the box's frame, of h/σ) further than this from central
+#: differences, relative to max(1, |difference|), refuses jac
+JAC_RTOL = 1e-6
+
 
 class SmoothSet(ConvexSet):
     """The set ``{t ∈ [lower, upper] : h_k(t) ≤ 0, k = 1, …, q}`` for h convex and smooth on
-    the box (see the module docstring; convexity is the user's statement, as a cvxpy model's).
+    the box (see the module docstring). Construction checks on samples that h is convex on
+    the box and ``jac`` its Jacobian, and that the set has an interior point (a Slater
+    point): a ``ValueError`` naming h or jac and the points where a check fails. A check at
+    finitely many points is no proof: convexity stays the user's statement.
 
     Parameters
     ----------
@@ -89,6 +112,7 @@ class SmoothSet(ConvexSet):
         values = self._raw(probe)
         magnitude = np.abs(values).max(axis=0)
         self._scales = np.where(magnitude > 0, magnitude, 1.0)
+        self._check_statements()
         z, slack = self._deepest()
         if not slack > INTERIOR_RTOL:
             raise ValueError(f"SmoothSet: {{t in the box : h(t) ≤ 0}} is empty or has no "
@@ -128,11 +152,42 @@ class SmoothSet(ConvexSet):
         if self.jac is not None:
             jac = np.asarray(self.jac(points), dtype=float).reshape(m, len(self._scales), p)
             return jac / self._scales[:, None]
+        return self._differences(points)
+
+    def _differences(self, points) -> np.ndarray:
+        """The central differences of h_k/σ_k at the rows of ``points`` (m × q × p)."""
+        m, p = points.shape
         step = FD_STEP * self._half
         shifts = np.eye(p) * step
         nodes = np.concatenate([points[:, None] + shifts, points[:, None] - shifts])
         values = self.values(nodes.reshape(-1, p)).reshape(2, m, p, -1)
         return np.transpose((values[0] - values[1]) / (2.0 * step[None, :, None]), (0, 2, 1))
+
+    def _check_statements(self) -> None:
+        """h convex on the box and ``jac`` its Jacobian, on samples (module docstring)."""
+        points, lam = chords(lambda u: self._mid + self._half * u, self.dim,
+                             CONVEXITY_CHORDS, CHORD_LENGTHS)
+        values = self.values(points)
+        gap, size = chord_gaps(values, lam, np.maximum(np.abs(values), 1.0))
+        i, k = np.unravel_index(np.argmax(gap / size), gap.shape)
+        if gap[i, k] > CONVEXITY_RTOL * size[i, k]:
+            a, b, _ = np.split(points, 3)
+            raise ValueError(f"h is not convex on the box (a SmoothSet needs every h_k convex "
+                             f"there): h_{k + 1}(λa + (1 − λ)b) exceeds λh_{k + 1}(a) + "
+                             f"(1 − λ)h_{k + 1}(b) by {gap[i, k] * self._scales[k]:.6g} at "
+                             f"a = {a[i].tolist()}, b = {b[i].tolist()}, λ = {lam[i]:.6g}")
+        if self.jac is None:
+            return
+        ends = points[:CONVEXITY_CHORDS]
+        stated, differences = self.jacobians(ends), self._differences(ends)
+        error = np.abs(stated - differences) / np.maximum(np.abs(differences),
+                                                          1.0 / self._half)
+        i, k, j = np.unravel_index(np.argmax(error), error.shape)
+        if error[i, k, j] > JAC_RTOL:
+            raise ValueError(f"jac is not the Jacobian of h: at t = {ends[i].tolist()}, "
+                             f"∂h_{k + 1}/∂t_{j + 1} is {stated[i, k, j] * self._scales[k]:.6g} "
+                             f"by jac, {differences[i, k, j] * self._scales[k]:.6g} by central "
+                             "differences of h")
 
     def _constraints(self) -> dict:
         """SLSQP's ``−h̃(z) ≥ 0`` over (z, …) with its Jacobian."""

@@ -131,10 +131,15 @@ class IndexPointSpace:
         return {"constraint": self.constraints[j].name, "t": list(map(float, column.theta))}
 
     def column_from_json(self, data: dict) -> Column:
-        """Inverse of :meth:`column_to_json` (the constraint found by its name)."""
+        """Inverse of :meth:`column_to_json` (the constraint found by its name); a
+        ``ValueError`` for a t that is not a finite point of its index set's dimension."""
         for constraint in self.constraints:
             if constraint.name == data["constraint"]:
-                return Column.make(constraint.T, data["t"])
+                t = np.asarray(data["t"], dtype=float)
+                if t.shape != (constraint.T.dim,) or not np.all(np.isfinite(t)):
+                    raise ValueError(f"an index point of {constraint.name!r} must be "
+                                     f"{constraint.T.dim} finite numbers, got {data['t']!r}")
+                return Column.make(constraint.T, t)
         raise ValueError(f"the checkpoint's constraint {data['constraint']!r} is not one of "
                          f"{[c.name for c in self.constraints]}")
 
