@@ -50,10 +50,11 @@ test: $(VENV)/.installed-test
 	$(PY) -m pytest -q
 
 # The tests of nonconvex and path-dependent outcomes (marked roundoff: the nonconvex SIPs, the
-# notebooks) again with one and two BLAS threads: their answers must not hang on round-off.
+# notebooks; the slow ones among them too) again with one and two BLAS threads: their answers
+# must not hang on round-off.
 test-threads: $(VENV)/.installed-test
-	OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -m "roundoff and not slow"
-	OPENBLAS_NUM_THREADS=2 $(PY) -m pytest -q -m "roundoff and not slow"
+	OPENBLAS_NUM_THREADS=1 $(PY) -m pytest -q -m roundoff
+	OPENBLAS_NUM_THREADS=2 $(PY) -m pytest -q -m roundoff
 
 # The same suite on the newest releases of everything, in a venv of its own made anew: drift
 # is seen here before a user meets it.

@@ -10,7 +10,12 @@ reference (absolute where the reference is 0), the status, iterations and time (
 points per constraint (1001² in 2-D), relative to the constraint's scale. The statuses are local ones:
 the master is a local NLP solver.
 
-Run:  .venv/bin/python benchmarks/sip_nonlinear.py [--repeats 3]
+Each run is made with every BLAS thread count of ``--threads`` (threadpoolctl's limit on
+OpenBLAS): the round-off differs between them, the answers must not. A column shows one
+entry where every thread count prints the same (the answer to 10 digits, the difference and
+the violation to 2), else the entries in the order of ``--threads``.
+
+Run:  .venv/bin/python benchmarks/sip_nonlinear.py [--repeats 3] [--threads 1,2]
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a source checkout
 
@@ -40,34 +46,53 @@ def grid_violation(problem, x, scales):
     return worst
 
 
+def joined(entries):
+    """One entry where all are equal, else all of them, separated by " / "."""
+    return entries[0] if len(set(entries)) == 1 else " / ".join(entries)
+
+
+def run(problem, stated, repeats):
+    """The default run of ``problem`` (``stated`` derivatives or none), ``repeats`` times:
+    the last result and the median time."""
+    times, result = [], None
+    for _ in range(repeats):
+        start = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            result = problem.build(stated).solve()
+        times.append(time.perf_counter() - start)
+    return result, statistics.median(times)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--threads", default="1,2", help="BLAS thread counts, comma-separated")
     args = parser.parse_args(argv)
+    threads = [int(k) for k in args.threads.split(",")]
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load average "
           f"{', '.join(f'{v:.2f}' for v in os.getloadavg())}; Python "
-          f"{platform.python_version()}, NumPy {np.__version__}")
+          f"{platform.python_version()}, NumPy {np.__version__}; BLAS threads "
+          f"{' / '.join(map(str, threads))}")
     print("\n| problem | n | reference | derivatives | ours | difference | status | "
           "iterations | time (s) | violation on a 2·10⁵ (1001²) grid ÷ s |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for name, problem in {**NONLINEAR_PROBLEMS, **NONLINEAR_PROBLEMS_2D}.items():
         for stated in (True, False):
-            times, result = [], None
-            for _ in range(args.repeats):
-                start = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    result = problem.build(stated).solve()
-                times.append(time.perf_counter() - start)
-            x = np.asarray(result.x, dtype=float)
-            reference = problem.optimum
-            difference = abs(result.objective - reference) / (abs(reference) or 1.0)
-            kind = "rel." if reference else "abs."
-            print(f"| {name} | {len(problem.x0)} | {reference:.10g} | "
+            rows = []
+            for k in threads:
+                with threadpool_limits(limits=k, user_api="blas"):
+                    result, seconds = run(problem, stated, args.repeats)
+                reference = problem.optimum
+                difference = abs(result.objective - reference) / (abs(reference) or 1.0)
+                violation = grid_violation(problem, np.asarray(result.x, float), result.scales)
+                rows.append((f"{result.objective:.10g}",
+                             f"{difference:.1e} ({'rel.' if reference else 'abs.'})",
+                             str(result.status), str(result.nit), f"{seconds:.2f}",
+                             f"{violation:.1e}"))
+            print(f"| {name} | {len(problem.x0)} | {problem.optimum:.10g} | "
                   f"{'stated' if stated else 'complex step / differences'} | "
-                  f"{result.objective:.10g} | {difference:.1e} ({kind}) | {result.status} | "
-                  f"{result.nit} | {statistics.median(times):.2f} | "
-                  f"{grid_violation(problem, x, result.scales):.1e} |", flush=True)
+                  + " | ".join(joined(column) for column in zip(*rows)) + " |", flush=True)
 
 
 if __name__ == "__main__":

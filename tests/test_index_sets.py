@@ -415,10 +415,11 @@ def test_same_run_with_the_set_in_other_units(oracle):
 
 
 @pytest.mark.parametrize("make, rtol", [
-    (lambda u: random_polytope(2, 5, 1) if u == 1 else Polytope(
-        random_polytope(2, 5, 1).A, u * random_polytope(2, 5, 1).b), 1e-7),
-    (lambda u: Ellipsoid([0.0, 0.2 * u], [[0.8 * u, 0.1 * u], [0.0, 0.5 * u]]), 1e-5)],
-    ids=["polytope (IPOPT)", "ellipsoid (projected gradient)"])
+    pytest.param(lambda u: random_polytope(2, 5, 1) if u == 1 else Polytope(
+        random_polytope(2, 5, 1).A, u * random_polytope(2, 5, 1).b), 1e-7,
+        marks=pytest.mark.slow, id="polytope (IPOPT)"),  # 12 s
+    pytest.param(lambda u: Ellipsoid([0.0, 0.2 * u], [[0.8 * u, 0.1 * u], [0.0, 0.5 * u]]),
+                 1e-5, id="ellipsoid (projected gradient)")])
 def test_same_run_of_the_default_oracle_on_a_nonaffine_g_in_other_units(make, rtol):
     """The minimax fit of exp(u₁ − u₂) by 1, u₁, u₂, u₁u₂ on T in units 1 and 1000 (tol
     10⁻⁷): the same run, its rounds and its value to 10⁻⁹, and its coefficients c to

@@ -274,6 +274,7 @@ def test_oettershagen_references_by_scipy(name):
         assert abs(symmetric - NONLINEAR_PROBLEMS["oet2"].optimum) <= 1e-6 * symmetric
 
 
+@pytest.mark.slow  # SciPy's references: ``make test-threads`` and ``make test-slow`` run it
 def test_oet5_has_no_minimizer_in_reach_and_its_conjectured_infimum():
     """OET5: with |x| ≤ 10 SciPy's value is 0.0036235 at the bound x4 = −10 (so not a
     minimizer of the program); E₂ = 0.0035025, the least uniform error of √t by quadratics on
@@ -335,6 +336,7 @@ def test_each_default_run_reaches_the_reference(default_answers):
         assert abs(value - optimum) <= 1e-8 * abs(optimum), (key, value, optimum)
 
 
+@pytest.mark.slow  # 50 s: ``make test-threads`` runs it with one and two BLAS threads
 def test_the_default_runs_do_not_hang_on_round_off(default_answers):
     """The same default runs from their starts moved by 10⁻¹² of the variables' sizes
     (max(|x0_k|, 1)), and in another process with the other BLAS thread count (1 or 2):
@@ -849,6 +851,7 @@ def test_slsqp_equality_multipliers_have_the_lagrangians_sign():
     np.testing.assert_allclose(answer.multipliers[2], program.multipliers[2], atol=1e-7)
 
 
+@pytest.mark.slow  # SciPy's reference: ``make test-threads`` and ``make test-slow`` run it
 def test_fseminf_two_dimensional_reference_is_a_verified_local_optimum():
     """The 2-D fseminf reference recomputed in SciPy alone from the documented start (0.25,
     0.25, 0.25): SLSQP (ftol 10⁻¹⁶) on the reduced constraints K(x, w_i(x)) ≤ 1.5, w_i(x) the
@@ -991,7 +994,13 @@ def test_a_nonlinear_program_over_a_disk_reaches_its_closed_form(disk):
     assert abs(result.objective + 2 * s ** 3 + s) <= 1e-6
 
 
-@pytest.mark.parametrize("name", list(PROBLEMS))
+#: the longest of those runs (6–13 s each): ``make test-slow`` and ``make test-threads`` run them
+SLOW_THROUGH_NONLINEAR = {"watson9", "ksip", "ksip_exp", "ksip_tan"}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(name, marks=[pytest.mark.slow] if name in SLOW_THROUGH_NONLINEAR else [],
+                 id=name) for name in PROBLEMS])
 def test_the_convex_literature_problems_through_the_nonlinear_path(name):
     """The 23 convex problems of ``sipkl.sip.problems`` (written for the cvxpy path, their
     optima closed forms or polished discretizations) as NonlinearSemiInfiniteProgram with
