@@ -22,6 +22,7 @@ def run_example(name: str, argv=("--quick",)) -> dict:
     return module.main(list(argv))
 
 
+@pytest.mark.slow  # 12 s: `make test-slow` (in CI) runs it
 def test_afkanpour_sinusoid(capsys):
     out = run_example("afkanpour_sinusoid")
     assert "FSAM" in capsys.readouterr().out
@@ -52,6 +53,7 @@ def test_pothin_breast_cancer(capsys):
         assert out[row]["test"] > 0.2 and out[row]["svm_test_error"] < 0.1
 
 
+@pytest.mark.slow  # 18 s: `make test-slow` (in CI) runs it
 def test_cortes_nkrr():
     out = run_example("cortes_nkrr")
     for name, table in out.items():

@@ -400,7 +400,9 @@ def test_argyriou_on_scaled_data_is_the_raw_run():
 
 # -- the small suites (what `make bench` runs in full) ----------------------------------
 @needs_keel
-@pytest.mark.parametrize("name", sorted(SUITES))
+@pytest.mark.parametrize("name", [  # peers: 9 s, in `make test-slow`
+    pytest.param(name, marks=[pytest.mark.slow] if name == "peers" else [])
+    for name in sorted(SUITES)])
 def test_small_suite_runs_and_renders(name, tmp_path, capsys):
     parser = add_bench_arguments(argparse.ArgumentParser())
     out = tmp_path / f"{name}.csv"

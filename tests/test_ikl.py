@@ -17,7 +17,7 @@ def moons():
     return X, np.where(y == 1, 1, -1)
 
 
-@pytest.mark.parametrize("master", ["newton", "qcqp"])
+@pytest.mark.parametrize("master", ["newton", pytest.param("qcqp", marks=pytest.mark.slow)])
 def test_ikl_terminates_with_no_violated_column_on_a_dense_grid(moons, master):
     X, y = moons
     clf = IKLClassifier(family=GaussianIso(), C=10.0, obj_tol=0.0, tol=1e-4, master=master,
