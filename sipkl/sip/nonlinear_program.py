@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import copy
 import itertools
-import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -143,9 +142,6 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         for c in master.finite:
             c.jacobian(x0, master.typical)
 
-    def _n_variables(self) -> int:
-        return len(self.master.x0)
-
     def solve(self, oracle=None, *, tol: float = 1e-6, atol: float = 0.0, max_iter: int = 100,
               time_limit: float = None, lipschitz=None, initial_points=None, n_price=None,
               prune="increase", random_state=None, verbose: int = 0, callback=None,
@@ -200,19 +196,18 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         if reduce is None:
             reduce = isinstance(oracle, DenseSampleOracle)
         reduce = reduce and not any(c.T.finite for c in self.semi_infinite)
-        deadline = None if time_limit is None else time.perf_counter() + time_limit
+        clock = Deadline.after(time_limit)
 
         def finish(result):
             """``result`` after the local reduction (where it applies)."""
             if reduce and result.success:
-                self._reduce(result, tol + atol, deadline)
+                self._reduce(result, tol + atol, clock.at)
             return result
 
         def run(start, columns, resume=None, reduced=True):
             """The run from ``start`` (``reduced``: then :func:`finish`); a failed result
             where its first master solve failed in every back-end."""
-            remaining = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
-            engine = self._engine(oracle, callback, time_limit=remaining, **options)
+            engine = self._engine(oracle, callback, time_limit=clock.remaining(), **options)
             self.master.reset(start)
             try:
                 result = self._result(engine.run_space(space, columns, resume))
@@ -226,16 +221,16 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         if not all(isinstance(c.T, Box) or c.T.finite for c in self.semi_infinite):
             second_order = False  # the maximizers' motion is known in boxes only
         for _ in range(ESCAPES if second_order else 0):
-            if not result.success or (deadline is not None and time.perf_counter() > deadline):
+            if not result.success or clock():
                 break
-            lower = self._below_saddle(result, run, finish, tol + atol, deadline)
+            lower = self._below_saddle(result, run, finish, tol + atol, clock)
             if lower is None:
                 break
             result = lower
         self._verify(result, tol + atol, [result.x] * len(self.semi_infinite))
         return result
 
-    def _below_saddle(self, result: SIPResult, run, finish, tol: float, deadline):
+    def _below_saddle(self, result: SIPResult, run, finish, tol: float, clock: Deadline):
         """Where ``result`` is a saddle (:func:`~sipkl.sip.saddle.negative_curvature`), the
         lowest of the runs restarted near it, lower than ``result`` by more than
         ``tol``·σ_f, else ``None`` (the message then says that x is a saddle); its ``nit``
@@ -290,7 +285,7 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
             if best is not None:
                 break
             for d, sign in itertools.product(directions, (1.0, -1.0)):
-                if deadline is not None and time.perf_counter() > deadline:
+                if clock():
                     break
                 answer = trial(base.x + sign * step * d)
                 if answer.success and answer.objective < (

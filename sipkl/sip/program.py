@@ -21,7 +21,6 @@ from __future__ import annotations
 import abc
 import copy
 import numbers
-import time
 from typing import Sequence
 
 import cvxpy as cp
@@ -138,8 +137,8 @@ class ProgramBase(abc.ABC):
     :class:`SIPResult` that both fill alike.
 
     A subclass builds its ``master`` (an :class:`~sipkl.sip.master.IndexPointMaster` whose
-    solutions' ``model`` holds the ``price``, with ``reset()``) after this ``__init__``, and
-    states :meth:`_n_variables` and :meth:`_result`.
+    solutions' ``model`` holds the ``price``, with ``reset()`` and ``n_variables``) after this
+    ``__init__``, and states :meth:`_result`.
 
     Parameters
     ----------
@@ -163,10 +162,6 @@ class ProgramBase(abc.ABC):
         if len(set(names)) < len(names):
             raise ValueError(f"{argument}: constraint names must be distinct, got {names}")
 
-    @abc.abstractmethod
-    def _n_variables(self) -> int:
-        """n, the number of scalar variables of the program."""
-
     # -- the options of a run ------------------------------------------------------
     @staticmethod
     def _check_tol(tol) -> None:
@@ -176,7 +171,7 @@ class ProgramBase(abc.ABC):
     def _n_price(self, n_price) -> int:
         """``n_price``, checked; default n, the number of scalar variables."""
         if n_price is None:
-            return self._n_variables()
+            return self.master.n_variables
         if not (isinstance(n_price, numbers.Integral) and n_price >= 1):
             raise ValueError(f"n_price must be an integer ≥ 1 or None, got {n_price!r}")
         return n_price
@@ -264,7 +259,7 @@ class ProgramBase(abc.ABC):
 
     def _initial_columns(self, initial_points) -> list[Column]:
         if initial_points is None:
-            n = self._n_variables() + 1
+            n = self.master.n_variables + 1
             return [Column.make(c.T, t) for c in self.semi_infinite
                     for t in c.T.initial_points(n)]
         points = self._per_constraint(list(initial_points), "initial_points")
@@ -576,7 +571,7 @@ class SemiInfiniteProgram(ProgramBase):
             same options from ``resume`` gives the uninterrupted run's result.
         """
         self._check_tol(tol)
-        deadline = None if time_limit is None else time.perf_counter() + time_limit
+        clock = Deadline.after(time_limit)
         constants = self._per_constraint(lipschitz, "lipschitz")
         if bracket and any(L is None and not c.T.finite
                            for L, c in zip(constants, self.semi_infinite)):
@@ -592,22 +587,21 @@ class SemiInfiniteProgram(ProgramBase):
             columns = self._bounded_start(columns)
         else:
             self.master.reset()
-        remaining = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
         engine = self._engine(oracle, callback, tol=tol, atol=atol, max_iter=max_iter,
-                              time_limit=remaining, n_price=n_price, prune=prune,
+                              time_limit=clock.remaining(), n_price=n_price, prune=prune,
                               verbose=verbose, random_state=random_state,
                               checkpoint=checkpoint)
         result = self._result(engine.run_space(space, columns, resume))
         if reduce is None:
             reduce = isinstance(oracle, DenseSampleOracle)
         if reduce and result.success:
-            self._reduce(result, tol + atol, deadline)
+            self._reduce(result, tol + atol, clock.at)
         self._verify(result, tol + atol, [c.x_value() for c in self.semi_infinite])
         if bracket is None:
             bracket = isinstance(oracle, LipschitzOracle) or all(c.T.finite
                                                                  for c in self.semi_infinite)
         if bracket and result.success:
-            self._bracket(result, constants, tol + atol, deadline)
+            self._bracket(result, constants, tol + atol, clock.at)
         return result
 
     def solve_discretized(self, n_points: int = 101,
@@ -621,10 +615,6 @@ class SemiInfiniteProgram(ProgramBase):
         """
         self.master.solvers = check_solvers(solvers)
         return self._solve_on_grid(n_points)
-
-    def _n_variables(self) -> int:
-        """n, the number of scalar variables of the program."""
-        return sum(v.size for v in self.master.variables)
 
     def _reduce(self, result: SIPResult, cut: float, deadline) -> None:
         """The local reduction phase (:func:`~sipkl.sip.reduction.reduce_locally`) from

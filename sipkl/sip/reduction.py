@@ -84,6 +84,15 @@ class Deadline:
     def __init__(self, at: Optional[float] = None):
         self.at, self.passed = at, False
 
+    @classmethod
+    def after(cls, seconds: Optional[float]) -> "Deadline":
+        """The deadline ``seconds`` from now (``None``: none)."""
+        return cls(None if seconds is None else time.perf_counter() + seconds)
+
+    def remaining(self) -> Optional[float]:
+        """The seconds left (at least 0), or ``None`` without a limit: a ``time_limit``."""
+        return None if self.at is None else max(self.at - time.perf_counter(), 0.0)
+
     def __call__(self) -> bool:
         self.passed = self.at is not None and time.perf_counter() >= self.at
         return self.passed
