@@ -75,7 +75,7 @@ test-slow: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-bench
 	$(PY) benchmarks/finite_mkl.py
-	$(PY) -m sipkl.experiments all --full
+	$(PY) -m sipkl.apps.experiments all --full
 
 # The documentation site, strict (every warning is an error); `make test` builds it too.
 docs: $(VENV)/.installed-docs

@@ -8,9 +8,9 @@ residuals, each relative to the magnitude of its terms; the table shows the wors
 The problems, all on the instances of the tests and examples:
 
 * ``qcqp``: ``HingeMKLQCQP`` (the MKL dual QCQP, eigen-factored) on the 18 random instances of
-  ``tests/test_masters.py`` (seeds 0–5 × C = 0.1, 1, 10) and its breast-cancer instance;
+  ``tests/kernel_learning/test_masters.py`` (seeds 0–5 × C = 0.1, 1, 10) and its breast-cancer instance;
 * ``sip``: the SIP master (``SemiInfiniteProgram.solve_discretized``) over a grid of 65 points
-  (p = 1) or 17 × 17 (p = 2) for each problem of ``sipkl.sip.problems.PROBLEMS``;
+  (p = 1) or 17 × 17 (p = 2) for each problem of ``sipkl.sip.library.convex.PROBLEMS``;
 * ``alignf``: ``AlignfMaster``'s QP on the Gram matrices of the QCQP instances;
 * ``pairwise``: the QP (6) of ``examples/pothin_breast_cancer.py`` on the Wisconsin set (all
   683 points; γ = 0.1, σ_g = 1, σ_e = 3).
@@ -39,14 +39,14 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "examples")]  # a sou
 
 import cvxpy as cp  # noqa: E402
 
-import sipkl.masters.alignment as alignment  # noqa: E402
-import sipkl.masters.hinge as hinge  # noqa: E402
-import sipkl.sip.master as sip_master  # noqa: E402
+import sipkl.kernel_learning.masters.alignment as alignment  # noqa: E402
+import sipkl.kernel_learning.masters.hinge as hinge  # noqa: E402
+import sipkl.sip.masters.discretized as sip_master  # noqa: E402
 import sipkl.solvers.cvx as cvx  # noqa: E402
 from conic_reference import kkt_certificate  # noqa: E402
 from sipkl.datasets import load  # noqa: E402
-from sipkl.masters import AlignfMaster, HingeMKLQCQP  # noqa: E402
-from sipkl.sip.problems import PROBLEMS  # noqa: E402
+from sipkl.kernel_learning.masters import AlignfMaster, HingeMKLQCQP  # noqa: E402
+from sipkl.sip.library.convex import PROBLEMS  # noqa: E402
 
 
 @contextlib.contextmanager

@@ -34,10 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a sourc
 
 from sipkl import Column, GaussianIso, PricingRound  # noqa: E402
 from sipkl.datasets import make_checkerboard  # noqa: E402
-from sipkl.kernels.pricers import squared_distances  # noqa: E402
-from sipkl.masters import HingeMKLNewton  # noqa: E402
-from sipkl.oracles import DCGaussianOracle, GridOracle  # noqa: E402
-from sipkl.workspace import Workspace  # noqa: E402
+from sipkl.compute.exponential import squared_distances  # noqa: E402
+from sipkl.kernel_learning.masters import HingeMKLNewton  # noqa: E402
+from sipkl.kernel_learning.dc_oracle import DCGaussianOracle  # noqa: E402
+from sipkl.pricing import GridOracle
+from sipkl.kernel_learning.space import KernelSpace  # noqa: E402
 
 
 def pricing_round(n_samples: int) -> PricingRound:
@@ -46,7 +47,7 @@ def pricing_round(n_samples: int) -> PricingRound:
     family = GaussianIso()
     d2 = squared_distances(X, X)
     column = Column.make(family, 1.0 / np.median(d2[np.triu_indices(len(X), 1)]))
-    space = Workspace(X)
+    space = KernelSpace(X)
     sol = HingeMKLNewton(y, C=1.0).solve([space.gram(column)], None)
     problems = [space.pricing_problem(family, sol.price)]
     return PricingRound(problems, X, [column], sol.threshold, 5, np.random.default_rng(0))

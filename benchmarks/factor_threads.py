@@ -3,7 +3,7 @@
 The Newton master's active-set solves (:func:`sipkl.solvers.svm_on_active_set`) factor K(d)
 on the free support vectors, A = L Lᵀ, with LAPACK's ``dpotrf`` on one BLAS thread. Two ways
 to use more cores, timed here on A = exp(−0.05‖x_i − x_j‖²) + 10⁻³ I for m standard normal
-points in 10 dimensions (the Gram matrix by :func:`sipkl.kernels.pricers.gaussian_gram`; the
+points in 10 dimensions (the Gram matrix by :func:`sipkl.compute.exponential.gaussian_gram`; the
 best of 5 runs each):
 
 * ``dpotrf`` at k BLAS threads (threadpoolctl): OpenBLAS's own parallel factor, whose last
@@ -27,7 +27,7 @@ import numpy as np
 from scipy.linalg import cho_factor, lapack
 from threadpoolctl import threadpool_limits
 
-from sipkl.kernels.pricers import gaussian_gram
+from sipkl.compute.exponential import gaussian_gram
 
 THREADS = (1, 2, 4, 8, 16)
 SIZES = (500, 1000, 1700, 2500)

@@ -35,11 +35,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a sourc
 
 import cvxpy as cp  # noqa: E402
 
-import sipkl.masters.hinge as hinge  # noqa: E402
+import sipkl.kernel_learning.masters.hinge as hinge  # noqa: E402
 from sipkl import Column, ColumnGeneration, GaussianIso  # noqa: E402
-from sipkl.masters import HingeMKLNewton, HingeMKLQCQP  # noqa: E402
-from sipkl.oracles import GridOracle  # noqa: E402
-from sipkl.workspace import Workspace  # noqa: E402
+from sipkl.kernel_learning.masters import HingeMKLNewton, HingeMKLQCQP  # noqa: E402
+from sipkl.pricing import GridOracle  # noqa: E402
+from sipkl.kernel_learning.space import KernelSpace  # noqa: E402
 
 GAMMAS = np.logspace(-4, 1, 20)
 
@@ -66,7 +66,7 @@ def load():
 
 def check_parameterization(X):
     """Abort if GaussianIso(iso_param(γ)) is not scikit-learn's RBF kernel with that γ."""
-    space, family = Workspace(X[:50]), GaussianIso()
+    space, family = KernelSpace(X[:50]), GaussianIso()
     for g in (GAMMAS[0], GAMMAS[10], GAMMAS[-1]):
         K = space.gram(Column.make(family, iso_param(g)))
         if not np.allclose(K, rbf_kernel(X[:50], gamma=g), rtol=1e-10, atol=1e-12):
@@ -78,7 +78,7 @@ def run_sipkl(X, y, C):
     family = GaussianIso()
     oracle = GridOracle(candidates=[iso_param(g) for g in GAMMAS])
     start = [Column.make(family, iso_param(GAMMAS[0]))]
-    return ColumnGeneration(HingeMKLNewton(y, C), oracle, tol=1e-6).run(family, X, start)
+    return ColumnGeneration(HingeMKLNewton(y, C), oracle, tol=1e-6).run(KernelSpace(X, family), start)
 
 
 # -- instrumentation (only in the extra, untimed-for-the-table runs) ---------------------
@@ -109,7 +109,7 @@ def patched(obj, name, clock):
 
 def sipkl_breakdown(X, y, C):
     grams, svm, solve = _Clock(), _Clock(), _Clock()
-    with patched(Workspace, "gram", grams), patched(hinge, "solve_svm_dual", svm), \
+    with patched(KernelSpace, "gram", grams), patched(hinge, "solve_svm_dual", svm), \
             patched(HingeMKLNewton, "solve", solve):
         t0 = time.perf_counter()
         res = run_sipkl(X, y, C)

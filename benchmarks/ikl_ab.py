@@ -29,7 +29,7 @@ def fit(spec):
     import sipkl
     from ikl_chessboard import board, timed
     from sipkl import GaussianARD, IKLClassifier
-    from sipkl.oracles import IpoptOracle
+    from sipkl.pricing import IpoptOracle
 
     X, y, X_test, y_test = board(300, 2000, spec["cells"], spec["seed"])
     model, wall, cpu = timed(lambda: IKLClassifier(

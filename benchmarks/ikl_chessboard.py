@@ -24,7 +24,7 @@ from sklearn.svm import SVC
 
 from sipkl import GaussianARD, IKLClassifier
 from sipkl.datasets import make_checkerboard
-from sipkl.demo import INVERSE_THETAS
+from sipkl.apps.demo import INVERSE_THETAS
 
 
 def board(n_train, n_test, n_cells, seed, n_noise=18, noise="uniform"):

@@ -20,8 +20,8 @@ import warnings
 
 from ikl_chessboard import board
 
-import sipkl.masters.hinge as hinge
-import sipkl.masters.working_set as working_set
+import sipkl.kernel_learning.masters.hinge as hinge
+import sipkl.kernel_learning.masters.working_set as working_set
 from sipkl import GaussianARD, IKLClassifier
 
 T0 = time.perf_counter()

@@ -8,7 +8,7 @@ CPU times and their split:
 
 * pricing — the oracle's rounds (the engine's ``pricing_time``): the batched searches, whose
   blocks of pairs the threads compute;
-* Gram — the columns' Gram matrices (``Workspace._gram``, timed by wrapping it), inside the
+* Gram — the columns' Gram matrices (``KernelSpace._gram``, timed by wrapping it), inside the
   master's time;
 * master — the rest of the master's time: the SVMs (libsvm, active-set solves, one thread)
   and the sweeps K(d) = Σ d_m K_m and K_m w (threaded);
@@ -114,7 +114,7 @@ def board(n: int, n_test: int, seed: int, noise: str = "uniform"):
 def count_newton_svms() -> dict:
     """Count, from now on in this process, the Newton hinge master's SVM solves (``"all"``)
     and those of its exact searches along a Frank–Wolfe edge (``"exact_search"``)."""
-    from sipkl.masters import hinge
+    from sipkl.kernel_learning.masters import hinge
     svms = {"all": 0, "exact_search": 0}
     solve_svm, exact_search = hinge.combined_svm, hinge.HingeMKLNewton._exact_search
 
@@ -145,15 +145,15 @@ def fit(spec) -> dict:
 
     import sipkl
     from sipkl import GaussianARD, IKLClassifier
-    from sipkl.oracles import MultiStartOracle
-    from sipkl.masters.hinge import HingeMKLQCQP
-    from sipkl.solvers import box_nlp
-    from sipkl.workspace import Workspace
+    from sipkl.pricing import MultiStartOracle
+    from sipkl.kernel_learning.masters.hinge import HingeMKLQCQP
+    from sipkl.solvers import ipopt
+    from sipkl.kernel_learning.space import KernelSpace
 
     X, y, X_test, y_test = board(spec["n"], spec["n_test"], spec["seed"],
                                  spec.get("noise", "uniform"))
     gram_seconds = [0.0]
-    original = Workspace._gram
+    original = KernelSpace._gram
 
     def timed_gram(self, column):
         t0 = time.perf_counter()
@@ -161,7 +161,7 @@ def fit(spec) -> dict:
             return original(self, column)
         finally:
             gram_seconds[0] += time.perf_counter() - t0
-    Workspace._gram = timed_gram
+    KernelSpace._gram = timed_gram
     qcqp_calls = [0]
     qcqp_solve = HingeMKLQCQP.solve
 
@@ -205,8 +205,7 @@ def fit(spec) -> dict:
         "weights": [float(w) for w in model.kernel_.weights],
         "error": float(1 - model.score(X_test, y_test)),
         "qcqp": qcqp_calls[0], "svms": svms, "profile": profile,
-        "stand_ins": stood_in, "cyipopt": box_nlp.IPOPT_IMPORT_ERROR is None
-        if hasattr(box_nlp, "IPOPT_IMPORT_ERROR") else None,
+        "stand_ins": stood_in, "cyipopt": ipopt.available,
         "package": os.path.dirname(sipkl.__file__), "python": sys.version.split()[0],
     }
 
@@ -239,10 +238,10 @@ def calls(spec) -> str:
     import numpy as np
 
     import sipkl
-    from sipkl.kernels.pricers import (PairExponential, gaussian_gram, pair_squared_differences,
-                                       upper_triangle)
-    from sipkl.lazy_gram import combined_gram
-    from sipkl.threads import one_blas_thread, thread_pool
+    from sipkl.compute.exponential import (PairExponential, gaussian_gram,
+                                           pair_squared_differences, upper_triangle)
+    from sipkl.compute.lazy_gram import combined_gram
+    from sipkl.utils.threads import one_blas_thread, thread_pool
 
     rng = np.random.default_rng(0)
     X, _, _, _ = board(1000, 10, 0)
@@ -268,7 +267,7 @@ def calls(spec) -> str:
         "Gram matrix, n = 1000": lambda: gaussian_gram(X * 0.3, X * 0.3),
         "K(d) of 20 Gram matrices, n = 1000": lambda: combined_gram(grams, d),
         "K_m w of 20 Gram matrices, n = 1000":
-            lambda: sipkl.gram_storage.DenseGrams(grams).products(w),
+            lambda: sipkl.compute.gram_storage.DenseGrams(grams).products(w),
     }
     times = {}
     with sipkl.config_context(**spec.get("budgets", {})), one_blas_thread():
@@ -421,7 +420,7 @@ def main(argv=None):
     parser.add_argument("--n-test", type=int, default=2000)
     parser.add_argument("--polish", choices=["ipopt", "lbfgsb"], default="ipopt")
     parser.add_argument("--budgets", type=json.loads, default={},
-                        help="budgets of sipkl.config for the fits, a JSON object")
+                        help="budgets of sipkl.utils.config for the fits, a JSON object")
     parser.add_argument("--contention", action="store_true",
                         help="first the throughput of independent workers on the hot calls, "
                              "threads against processes, at each --threads")

@@ -24,7 +24,7 @@ import numpy as np
 
 from ikl_chessboard import board
 from sipkl import GaussianARD, IKLClassifier
-from sipkl.oracles import IpoptOracle
+from sipkl.pricing import IpoptOracle
 
 
 def record(path, seeds, Cs, cells=3):

@@ -1,6 +1,6 @@
 """Semi-infinite programs from the literature: the default run, the tuned one and fixed grids.
 
-For each problem of ``sipkl.sip.problems.PROBLEMS`` (quoted optimal value f*, a closed form or
+For each problem of ``sipkl.sip.library.convex.PROBLEMS`` (quoted optimal value f*, a closed form or
 a KKT-polished fine discretization, see its ``optimum_source``):
 
 * **the default run**, what a user meets: ``problem.build().solve()`` with nothing set (the
@@ -67,7 +67,7 @@ sys.path.insert(0, str(ROOT))  # run from a source checkout
 import cvxpy as cp
 
 from sipkl.sip import Box, SemiInfiniteConstraint, SemiInfiniteProgram
-from sipkl.sip.problems import PROBLEMS
+from sipkl.sip.library.convex import PROBLEMS
 
 #: the grid column's second target (the default tolerance)
 TARGET = 1e-6

@@ -28,7 +28,7 @@ one) spends its time: the bounded start and the engine's master (each split into
 compilation, the solver, building the constraints' expressions, the rest), the pricing and
 the local reduction phase (which compiles its own cvxpy problems).
 
-Cases: the 23 literature problems of ``sipkl.sip.problems`` (default ``solve()``: the dense
+Cases: the 23 literature problems of ``sipkl.sip.library.convex`` (default ``solve()``: the dense
 oracle and the local reduction), a Chebyshev approximation with n = 30 coefficients
 (cos 20t on [−1, 1], minimax: 31 variables), a 2-D one (a polynomial of total degree 6
 in (t1, t2), 28 coefficients, of 1/(1 + t1² + 2 t2²) on [0, 1]²), and two masters over
@@ -56,8 +56,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a source checkout
 
 from sipkl.sip import Box, SemiInfiniteConstraint, SemiInfiniteProgram  # noqa: E402
-from sipkl.sip.master import DiscretizedMaster  # noqa: E402
-from sipkl.sip.problems import PROBLEMS  # noqa: E402
+from sipkl.sip.masters.discretized import DiscretizedMaster  # noqa: E402
+from sipkl.sip.library.convex import PROBLEMS  # noqa: E402
 
 
 def chebyshev(n: int = 30, target=lambda t: np.cos(20.0 * t)) -> SemiInfiniteProgram:
@@ -200,8 +200,9 @@ def breakdown(names):
     from cvxpy.problems.problem import Problem
     from cvxpy.reductions.solvers.solving_chain import SolvingChain
 
-    from sipkl.sip import program, sampled
-    from sipkl.sip.constraint import SemiInfiniteConstraint as SIC
+    from sipkl.sip import program
+    from sipkl.sip.pricing import dense as sampled
+    from sipkl.sip.constraints.semi_infinite import SemiInfiniteConstraint as SIC
 
     seconds, stack = collections.defaultdict(float), []
     phases = ("bounded start", "master", "pricing", "reduction")

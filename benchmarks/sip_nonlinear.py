@@ -1,6 +1,6 @@
 """Nonconvex semi-infinite programs from the literature, with default settings.
 
-For each problem of ``sipkl.sip.nonlinear_problems.NONLINEAR_PROBLEMS`` and
+For each problem of ``sipkl.sip.library.nonlinear.NONLINEAR_PROBLEMS`` and
 ``NONLINEAR_PROBLEMS_2D`` (its statement,
 start and reference value with its source): ``problem.build().solve()`` with nothing set (the
 IPOPT master, the dense oracle), and the same with no derivative stated (``build(False)``:
@@ -33,8 +33,8 @@ from threadpoolctl import threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a source checkout
 
-from sipkl.sip.index_sets import Box  # noqa: E402
-from sipkl.sip.nonlinear_problems import NONLINEAR_PROBLEMS, NONLINEAR_PROBLEMS_2D  # noqa: E402
+from sipkl.sip.sets.box import Box  # noqa: E402
+from sipkl.sip.library.nonlinear import NONLINEAR_PROBLEMS, NONLINEAR_PROBLEMS_2D  # noqa: E402
 
 
 def grid_violation(problem, x, scales):

@@ -26,11 +26,11 @@ import numpy as np
 from ikl_chessboard import board
 
 from sipkl import GaussianARD, IKLClassifier
-from sipkl.masters.working_set import _combined_on
-from sipkl.nystrom import NystromSpace
+from sipkl.kernel_learning.masters.working_set import _combined_on
+from sipkl.kernel_learning.nystrom import NystromSpace
 from sipkl.solvers import solve_svm_dual
 from sipkl.solvers.svm_features import svm_on_features
-from sipkl.threads import one_blas_thread
+from sipkl.utils.threads import one_blas_thread
 
 
 def main(argv=None):

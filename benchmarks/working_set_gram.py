@@ -1,12 +1,12 @@
 """K(d) = Σ d_m K_m on a working set of the hinge masters' SVMs: the ways it is formed.
 
-For m lazy columns on |S| points — Nyström columns (:class:`~sipkl.nystrom.FeatureGram`,
-q = 200 features) and exact GaussianARD columns (:class:`~sipkl.lazy_gram.LazyGram`, 10
+For m lazy columns on |S| points — Nyström columns (:class:`~sipkl.compute.features.FeatureGram`,
+q = 200 features) and exact GaussianARD columns (:class:`~sipkl.compute.lazy_gram.LazyGram`, 10
 coordinates) — each row of the table times, in one process, one thread:
 
 * ``square``: K(d) on S × S every block of rows whole (``_add_all`` into a matrix not known
   to be zero)
-  against the lower triangle and its mirror image (:func:`~sipkl.lazy_gram.combined_gram`);
+  against the lower triangle and its mirror image (:func:`~sipkl.compute.lazy_gram.combined_gram`);
 * ``grown``: K(d) on G × G, G = S with |S|/2 more points, formed again on G
   (``_combined_on(positive, G)``) against the rows of the new points only, the rest copied
   from K(d) on S, already formed for the SVM on S (``_next_gram``).
@@ -23,10 +23,10 @@ import time
 import numpy as np
 
 from sipkl import GaussianARD
-from sipkl.lazy_gram import LazyGram, _add_all, combined_gram
-from sipkl.masters.working_set import _combined_on, _next_gram
-from sipkl.nystrom import FeatureGram
-from sipkl.threads import one_blas_thread
+from sipkl.compute.lazy_gram import LazyGram, _add_all, combined_gram
+from sipkl.kernel_learning.masters.working_set import _combined_on, _next_gram
+from sipkl.compute.features import FeatureGram
+from sipkl.utils.threads import one_blas_thread
 
 
 def columns(kind, n, m, rng):

@@ -1,11 +1,13 @@
 """Griffe extension: sipkl's docstrings as the API reference should show them.
 
-Once a package is loaded (statically), two adaptations:
+Once a package is loaded (statically), the back-ends folder ``solvers/`` becomes its member
+``sipkl.solvers`` (setuptools installs it there: ``package_dir`` in ``setup.cfg``; griffe
+reads the package's folder only), and two adaptations follow:
 
 * **Prose after a parameter list** — numpy-style sections run to the next header, so a
   paragraph written after the last parameter would be read as more parameters; it is put
   under a ``Notes`` header.
-* **Sphinx roles** — ``:class:`~sipkl.engine.ColumnGeneration```, ``:meth:`stop_reason```,
+* **Sphinx roles** — ``:class:`~sipkl.core.engine.ColumnGeneration```, ``:meth:`stop_reason```,
   ``:mod:`solvers.dc``` … become mkdocs-autorefs references to the object named, resolved
   like a Python name from the docstring's scope (enclosing classes and modules, then their
   imports), else by a unique object of that name in the package. The references are
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 
 import griffe
 
@@ -23,6 +26,8 @@ ROLE = re.compile(r":(?:class|func|meth|mod|data|attr|exc|obj):`(~?)([\w.]+)`")
 #: a numpy-style entry of a parameter list: names separated by commas, then `` : type``
 ENTRY = re.compile(r"^\*{0,2}\w+(\s*,\s*\*{0,2}\w+)*(\s*:.*)?$")
 LISTS = ("Parameters", "Other Parameters", "Attributes")
+#: the repository, where the back-ends folder ``solvers/`` lies
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _objects(obj):
@@ -71,6 +76,8 @@ def resolve(obj, name: str, by_name: dict) -> str | None:
 
 class SipklDocstrings(griffe.Extension):
     def on_package(self, *, pkg, loader, **kwargs) -> None:
+        if pkg.name == "sipkl" and "solvers" not in pkg.members:
+            pkg.set_member("solvers", loader.load(ROOT / "solvers"))
         objects = list(_objects(pkg))
         by_name: dict[str, list[str]] = {}
         for obj in objects:

@@ -28,9 +28,9 @@ from sklearn.svm import SVC
 from sipkl import Dirichlet, AlignmentKernelClassifier, LearnedKernel
 from sipkl.datasets import SINUSOID_FREQUENCIES as TRUE_FREQUENCIES
 from sipkl.datasets import make_sinusoid
-from sipkl.masters.alignment import AlignfMaster, AlignmentTarget, center
-from sipkl.oracles import GridOracle
-from sipkl.contracts import Column
+from sipkl.kernel_learning.masters.alignment import AlignfMaster, AlignmentTarget, center
+from sipkl.pricing import GridOracle
+from sipkl.core.contracts import Column
 
 C_GRID = 10.0 ** np.arange(-5.0, 5.5, 0.5)
 

@@ -17,6 +17,7 @@ from scipy.optimize import nnls
 
 from sipkl import MasterSolution, PriceMatrix
 from sipkl.solvers import Status
+from sipkl.kernel_learning.space import KernelSpace
 
 
 class TargetFitMaster:
@@ -45,8 +46,8 @@ def main(argv=None) -> dict:
     from sklearn.svm import SVC
 
     from sipkl import ColumnGeneration, GaussianIso, LearnedKernel
-    from sipkl.oracles import DCGaussianOracle
-    from sipkl.contracts import Column
+    from sipkl.kernel_learning.dc_oracle import DCGaussianOracle
+    from sipkl.core.contracts import Column
 
     parser = argparse.ArgumentParser(description="TargetFitMaster with the DC oracle")
     parser.add_argument("--quick", action="store_true", help="40 points instead of 100")
@@ -54,7 +55,7 @@ def main(argv=None) -> dict:
     X, y = StandardScaler().fit_transform(X), np.where(y == 1, 1.0, -1.0)
     engine = ColumnGeneration(TargetFitMaster(y), DCGaussianOracle(), atol=1e-6 * len(y) ** 2,
                               n_price=1, random_state=0)
-    result = engine.run(GaussianIso(), X, [Column.make(GaussianIso(), 1.0)])
+    result = engine.run(KernelSpace(X, GaussianIso()), [Column.make(GaussianIso(), 1.0)])
     kernel = LearnedKernel(result.columns, result.weights)
     accuracy = SVC(kernel="precomputed").fit(kernel(X), y).score(kernel(X), y)
     print(f"{result.status}: {kernel}\nobjective {result.objective:.6g}, "

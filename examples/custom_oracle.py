@@ -10,7 +10,7 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from sipkl import OracleResult
-from sipkl.oracles import best_distinct
+from sipkl.core.selection import best_distinct
 
 
 class ScanOracle:

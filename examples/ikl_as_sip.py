@@ -14,7 +14,7 @@ from sklearn.datasets import make_moons
 from sklearn.preprocessing import StandardScaler
 
 from sipkl import GaussianIso, IKLClassifier
-from sipkl.kernels.pricers import squared_distances
+from sipkl.compute.exponential import squared_distances
 from sipkl.sip import Box, SemiInfiniteConstraint, SemiInfiniteProgram
 
 

@@ -11,7 +11,7 @@ answer 0.0771 is a local solution, and the run finds the optimum 0 at (½, ½, �
 import numpy as np
 
 from sipkl.sip import Box, NonlinearConstraint, NonlinearSemiInfiniteProgram
-from sipkl.sip.nonlinear_problems import NONLINEAR_PROBLEMS
+from sipkl.sip.library.nonlinear import NONLINEAR_PROBLEMS
 
 
 def main(argv=None) -> dict:

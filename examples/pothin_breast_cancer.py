@@ -23,7 +23,7 @@ Printed next to Table 2 (paper: QP 0.5667 / 0.5012 with 3 kernels; greedy first 
 * the greedy of Table 1 (ε = 10⁻³), then the gradient refinement of §4 (η = 0.5, 10⁻⁵;
   paper: 0.6396 / 0.6093);
 * the same comparison for the centred alignment: greedy (``centered=True``) vs alignf
-  (:class:`~sipkl.masters.alignment.AlignfMaster`);
+  (:class:`~sipkl.kernel_learning.masters.alignment.AlignfMaster`);
 * the test error of an SVM (C = 10) on each kernel (Table 3 used 5-fold CV; QP 3.58 %,
   greedy 3.37 % for the ℓ1-SVM).
 
@@ -40,18 +40,11 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-from sipkl import (
-    Column,
-    GaussianIso,
-    Laplacian,
-    LearnedKernel,
-    PairwiseAlignmentClassifier,
-    Polynomial,
-    Precomputed,
-)
+from sipkl import (Column, GaussianIso, Laplacian, LearnedKernel, PairwiseAlignmentClassifier,
+                   Polynomial, Precomputed)
 from sipkl.datasets import load
-from sipkl.masters.alignment import AlignfMaster, centered_alignment
-from sipkl.masters.pairwise import refine_parameters
+from sipkl.kernel_learning.masters.alignment import AlignfMaster, centered_alignment
+from sipkl.kernel_learning.masters.pairwise import refine_parameters
 from sipkl.solvers import solve_cvxpy
 from sipkl.solvers.cvx import DEFAULT_SOLVERS
 

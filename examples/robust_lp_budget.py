@@ -7,7 +7,7 @@
 each coefficient ã_ij may deviate from its nominal a_ij by up to â_ij, but at most Γ of them
 in a row at once (fractionally). One semi-infinite constraint per row, g_i(x, t) = tᵀx − b_i
 over the budget set Uᵢ = ``Polytope.budget(aᵢ, âᵢ, Γ)``, affine in t: the exchange method with
-:class:`~sipkl.sip.sets_pricing.AffineOracle` (the worst coefficients for the current x in
+:class:`~sipkl.sip.pricing.sets.AffineOracle` (the worst coefficients for the current x in
 closed form: the ⌊Γ⌋ largest â_ij·x_j at their extremes, a fraction of the next) ends
 ``certified_optimal``. Its optimum is checked against Bertsimas and Sim's robust counterpart,
 the linear program
@@ -26,9 +26,9 @@ import numpy as np
 from scipy.optimize import linprog
 
 from sipkl.sip import SemiInfiniteConstraint, SemiInfiniteProgram
-from sipkl.sip.index_sets import Polytope
+from sipkl.sip.sets.polytopes import Polytope
 from sipkl.sip.robust import robust_program
-from sipkl.sip.sets_pricing import AffineOracle
+from sipkl.sip.pricing.sets import AffineOracle
 
 
 def data(n: int = 12, m: int = 4, seed: int = 1):

@@ -7,7 +7,7 @@ with μ the expected returns, Σ = L Lᵀ their covariance and κ the size of th
 ellipsoid (Ben-Tal and Nemirovski's robust portfolio; Goldfarb and Iyengar 2003). One
 semi-infinite constraint g(w, z, r) = z − rᵀw ≤ 0, affine in the index point r, over an
 index set of dimension n (the assets): the exchange method with the exact pricing of
-:class:`~sipkl.sip.sets_pricing.AffineOracle` (the worst returns for the current w, in closed
+:class:`~sipkl.sip.pricing.sets.AffineOracle` (the worst returns for the current w, in closed
 form: r* = μ − κ L Lᵀw / ‖Lᵀw‖) ends ``certified_optimal``, and its optimum is checked
 against the robust counterpart, the second-order cone program
 
@@ -23,9 +23,9 @@ import cvxpy as cp
 import numpy as np
 
 from sipkl.sip import SemiInfiniteConstraint, SemiInfiniteProgram
-from sipkl.sip.index_sets import Ellipsoid
+from sipkl.sip.sets.ellipsoids import Ellipsoid
 from sipkl.sip.robust import robust_program
-from sipkl.sip.sets_pricing import AffineOracle
+from sipkl.sip.pricing.sets import AffineOracle
 
 #: the conic solver's tolerances for the reference counterparts (tighter than its defaults)
 TIGHT = {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10}

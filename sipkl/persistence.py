@@ -4,9 +4,9 @@ and engine checkpoints (JSON).
 Every document carries a ``schema`` name and a ``version``; an unknown schema or version,
 or a document whose content does not validate, is rejected with a ``ValueError``. A family
 is written as its class name and constructor arguments
-(:meth:`~sipkl.kernels.base.KernelFamily.get_params`), a model as its estimator's class name;
-both classes are found again through :mod:`sipkl.registry`. Files are written through a
-temporary file and a rename (:func:`~sipkl.documents.atomic_write`), with the permissions
+(:meth:`~sipkl.kernel_learning.families.base.KernelFamily.get_params`), a model as its estimator's class name;
+both classes are found again through :mod:`sipkl.kernel_learning.names`. Files are written through a
+temporary file and a rename (:func:`~sipkl.utils.documents.atomic_write`), with the permissions
 ``open`` gives a new file.
 """
 from __future__ import annotations
@@ -23,13 +23,13 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
-from .contracts import Column
-from .documents import atomic_write, check_document, document, read_json, write_json_atomic
-from .expansion import KernelExpansion, LandmarkExpansion
-from .kernels import KernelFamily, LearnedKernel
-from . import checkpoint
-from .kernels.base import column_to_dict, family_to_dict, json_value  # noqa: F401 (re-export)
-from .registry import ESTIMATORS, FAMILIES
+from .core.contracts import Column
+from .utils.documents import atomic_write, check_document, document, read_json, write_json_atomic
+from .kernel_learning.expansion import KernelExpansion, LandmarkExpansion
+from .kernel_learning.families import KernelFamily, LearnedKernel
+from .core import checkpoint
+from .kernel_learning.families.base import column_to_dict, family_to_dict, json_value  # noqa: F401 (re-export)
+from .kernel_learning.names import ESTIMATORS, FAMILIES
 
 #: version of ``sipkl.model`` documents: 3 names its array file (named by its content) and
 #: carries the SHA-256 of its own content; 2 may carry a standardization (a reader of version
@@ -54,7 +54,7 @@ def _decode(value):
 
 def family_from_dict(data: dict) -> KernelFamily:
     """Inverse of :func:`family_to_dict`. The class must be one of
-    :data:`sipkl.registry.FAMILIES`; a family class of your own is read once it is added
+    :data:`sipkl.kernel_learning.names.FAMILIES`; a family class of your own is read once it is added
     there under a name (``FAMILIES["mine"] = MyFamily``)."""
     if not isinstance(data, dict) or set(data) != {"type", "params"}:
         raise ValueError(f"not a kernel family document: {data!r}")
@@ -79,8 +79,8 @@ def columns_from_list(items) -> list:
 
 
 def column_from_dict(item: dict) -> Column:
-    """Inverse of :func:`~sipkl.kernels.base.column_to_dict`: its family found through
-    :mod:`sipkl.registry`."""
+    """Inverse of :func:`~sipkl.kernel_learning.families.base.column_to_dict`: its family found through
+    :mod:`sipkl.kernel_learning.names`."""
     return Column.make(family_from_dict(item["family"]), _finite(item["theta"], "theta"))
 
 
@@ -142,7 +142,7 @@ def _expansion_from_parts(data: dict, arrays, prefix: str, n_features: int):
 
 def _split_pipeline(model):
     """``(scaler or None, estimator)`` of a fitted sipkl estimator (a class of
-    :data:`sipkl.registry.ESTIMATORS`) or of a ``Pipeline`` of a ``StandardScaler`` and one; a
+    :data:`sipkl.kernel_learning.names.ESTIMATORS`) or of a ``Pipeline`` of a ``StandardScaler`` and one; a
     ``TypeError`` for anything else, scikit-learn's ``NotFittedError`` for an estimator not
     fitted."""
     scaler, estimator = None, model
@@ -165,7 +165,7 @@ def save_model(model, path, training_data: dict | None = None) -> str:
     """Save a fitted sipkl estimator as ``path`` (JSON) and an array file (NPZ) beside it;
     returns the array file's path.
 
-    ``model`` is the estimator (a class of :data:`sipkl.registry.ESTIMATORS`), or a fitted
+    ``model`` is the estimator (a class of :data:`sipkl.kernel_learning.names.ESTIMATORS`), or a fitted
     ``Pipeline`` of a ``StandardScaler`` and the estimator
     (``make_pipeline(StandardScaler(), IKLClassifier())``); :func:`load_model` gives back the
     same kind. Anything else is a ``TypeError`` (of a ``GridSearchCV``, save its
@@ -361,6 +361,6 @@ def _arrays_of(path) -> str | None:
 
 def load_checkpoint(path) -> dict:
     """Read an engine checkpoint of kernel learning without its run (to inspect or plot it):
-    its kernel columns are read back through :mod:`sipkl.registry`
-    (:func:`sipkl.checkpoint.load_checkpoint` with :func:`column_from_dict`)."""
+    its kernel columns are read back through :mod:`sipkl.kernel_learning.names`
+    (:func:`sipkl.core.checkpoint.load_checkpoint` with :func:`column_from_dict`)."""
     return checkpoint.load_checkpoint(path, column_from_dict)

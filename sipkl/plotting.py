@@ -16,7 +16,7 @@
 Every ``plot_*`` function returns the matplotlib ``Figure`` it drew on (``fig.axes`` holds its
 axes; ``fig.savefig("file.png")`` writes it); pass ``ax=`` (``fig=`` for
 :func:`plot_convergence`) to draw into an existing one. Axis labels name the family's
-parameter (:attr:`~sipkl.kernels.base.KernelFamily.param_name`: ``s`` for the scale of a
+parameter (:attr:`~sipkl.kernel_learning.families.base.KernelFamily.param_name`: ``s`` for the scale of a
 Gaussian, θ when families differ).
 """
 from __future__ import annotations
@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .contracts import MasterSolution, PricingRound
-from .kernels import GaussianARD, GaussianIso, KernelFamily, LearnedKernel
-from .workspace import Workspace
+from .core.contracts import MasterSolution, PricingRound
+from .kernel_learning.families import GaussianARD, GaussianIso, KernelFamily, LearnedKernel
+from .kernel_learning.space import KernelSpace
 
 
 def _pyplot():
@@ -78,7 +78,7 @@ def _problems(source, family, X):
     if solution.price.n != len(X):
         raise ValueError(f"X has {len(X)} points but the price matrix W is "
                          f"{solution.price.n} × {solution.price.n}: pass the training points")
-    space = Workspace(X)
+    space = KernelSpace(X)
     problems = [space.pricing_problem(member, solution.price)
                 for member in family.members(X.shape[1])]
     return problems, solution.threshold, columns, X
@@ -222,7 +222,7 @@ def plot_pricing_landscape(source, family: KernelFamily | None = None, X=None, *
 def plot_convergence(result, fig=None):
     """Objective, λ and best price, and master gap, against iteration and time.
 
-    ``result`` is a :class:`~sipkl.engine.CGResult` or any mapping with its ``"history"``
+    ``result`` is a :class:`~sipkl.core.engine.CGResult` or any mapping with its ``"history"``
     (e.g. a checkpoint read with :func:`sipkl.persistence.load_checkpoint`). Returns the
     ``Figure`` (3 rows × 2 columns).
     """

@@ -4,18 +4,15 @@ Nothing in this package imports the rest of :mod:`sipkl`: each function takes ar
 callables and returns plain results with a normalized status (see
 :mod:`sipkl.solvers.status`).
 
-Imported under another name — ``import solvers`` from the repository root, where this folder
-lies — it is the package :mod:`sipkl.solvers` itself, module for module: a second copy would
-have a second :class:`Status` enum, whose members are not those the code compares by identity.
+This folder is installed as the package :mod:`sipkl.solvers` (``package_dir`` in
+``setup.cfg``) and is that package only: imported under another name (``import solvers`` from
+the repository root) it refuses, so that there is one :class:`Status` enum, whose members the
+code compares by identity.
 """
-import importlib
-import sys
-
 if __name__ != "sipkl.solvers":
-    for _name, _module in list(vars(importlib.import_module("sipkl.solvers")).items()):
-        if type(_module) is type(sys) and _module.__name__.startswith("sipkl.solvers."):
-            sys.modules[f"{__name__}.{_name}"] = _module
-    sys.modules[__name__] = sys.modules["sipkl.solvers"]
+    raise ImportError(f"{__name__}: this folder is the package sipkl.solvers; import it as "
+                      "sipkl.solvers")
+
 from .status import SOLVER_FAILURES, Attempt, SolverError, Status
 from .box_nlp import ascend_box, maximize_box, newton_box
 from .cvx import solve_cvxpy

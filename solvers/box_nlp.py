@@ -14,21 +14,8 @@ from typing import Callable, Optional
 import numpy as np
 from scipy.optimize import OptimizeResult, minimize
 
+from . import ipopt
 from .status import Attempt, Status
-
-try:  # pragma: no cover - exercised through the `ipopt_available` flag
-    from cyipopt import minimize_ipopt as _minimize_ipopt
-    IPOPT_IMPORT_ERROR = None
-except Exception as exc:  # ImportError, or a broken shared library
-    _minimize_ipopt = None
-    IPOPT_IMPORT_ERROR = f"{type(exc).__name__}: {exc}"
-
-ipopt_available = _minimize_ipopt is not None
-
-# IPOPT's return codes (``status`` of cyipopt's result) that leave a usable point.
-_IPOPT_OK = {0: Status.OPTIMAL, 1: Status.OPTIMAL_INACCURATE,  # solved / acceptable level
-             -1: Status.ITERATION_LIMIT, -4: Status.ITERATION_LIMIT,  # iterations, CPU time
-             -5: Status.ITERATION_LIMIT}  # wall time
 
 
 def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: np.ndarray,
@@ -94,19 +81,21 @@ def maximize_box(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], starts: 
         best.clear()
         t0 = time.perf_counter()
         res, status, solver, message = None, Status.SOLVER_ERROR, "ipopt", ""
-        if method == "ipopt" and ipopt_available:
+        if method == "ipopt" and ipopt.available:
             try:
                 options = _ipopt_options(negated, x0, lower, upper, tol, max_iter,
                                          value_scale, relative)
                 if deadline is not None:
                     options["max_wall_time"] = max(deadline - time.perf_counter(), 1e-3)
-                res = _minimize_ipopt(negated, x0, jac=True, bounds=bounds, options=options)
-                status = _IPOPT_OK.get(int(res.status), Status.SOLVER_ERROR)
+                res = ipopt.minimize_ipopt(negated, x0, jac=True, bounds=bounds,
+                                           options=options)
+                # a search direction too small is a failed start here: L-BFGS-B retries it
+                status = ipopt.status(res.status, small_direction=False)
                 message = str(res.message)
             except Exception as exc:  # an exception raised inside a callback lands here
                 message = f"{type(exc).__name__}: {exc}"
         elif method == "ipopt":
-            message = f"cyipopt unavailable ({IPOPT_IMPORT_ERROR})"
+            message = ipopt.unavailable()
         if method == "lbfgsb" or not status.usable:
             if method == "ipopt":
                 attempts.append(Attempt("ipopt", status, message, time.perf_counter() - t0))

@@ -24,7 +24,7 @@ is infeasible.
 Multipliers λ are those of the Lagrangian L = f + Σ λ_i c_i (λ ≥ 0 on the inequalities, of
 either sign on the equalities): IPOPT's and SLSQP's own (SLSQP's on the equalities are
 still handed on with SciPy's opposite sign, L = f − μh: a known defect, marked ``xfail`` in
-``tests/test_sip_nonlinear.py``), else (a back-end that states none) by least squares on the
+``tests/sip/test_sip_nonlinear.py``), else (a back-end that states none) by least squares on the
 stationarity conditions (:func:`kkt_multipliers`);
 :func:`active_multipliers` clears those of the inactive rows, where an interior-point method
 leaves about its barrier parameter.
@@ -40,14 +40,8 @@ import numpy as np
 from scipy.optimize import Bounds, minimize, nnls
 from scipy.optimize import NonlinearConstraint as _ScipyConstraint
 
+from . import ipopt
 from .status import Attempt, Status
-
-try:  # pragma: no cover - exercised through IPOPT_IMPORT_ERROR
-    from cyipopt import Problem as _IpoptProblem
-    IPOPT_IMPORT_ERROR = None
-except Exception as exc:  # ImportError, or a broken shared library
-    _IpoptProblem = None
-    IPOPT_IMPORT_ERROR = f"{type(exc).__name__}: {exc}"
 
 #: the back-ends tried by default, in order, until one answers optimal
 METHODS = ("ipopt", "slsqp")
@@ -60,14 +54,6 @@ ALL_METHODS = ("ipopt", "slsqp", "trust-constr")
 #: caller scaled to order one; an interior-point method leaves multipliers of about its
 #: barrier parameter, 10⁻¹², on inactive rows: they are reported as the zeros they are)
 INACTIVE_RTOL = 1e-6
-
-# IPOPT's return codes (cyipopt's ``status``) that leave a usable point (3: the search
-# direction became too small, IPOPT asking for more accuracy than the problem's rounding
-# allows: a point near a solution, inaccurate); every other one (local infeasibility,
-# diverging iterates, restoration failure, …) is a solver error here
-_IPOPT_STATUS = {0: Status.OPTIMAL, 1: Status.OPTIMAL_INACCURATE,
-                 3: Status.OPTIMAL_INACCURATE, -1: Status.ITERATION_LIMIT,
-                 -4: Status.ITERATION_LIMIT, -5: Status.ITERATION_LIMIT}
 
 
 @dataclass
@@ -129,14 +115,13 @@ def solve_ipopt(program, x0, lower, upper, tol, max_iter, deadline=None) -> NLPA
     """One IPOPT solve (limited-memory Hessian, no scaling of its own); a solver error
     naming the import's failure where cyipopt cannot load."""
     start = time.perf_counter()
-    if _IpoptProblem is None:
-        return NLPAnswer(x0, None, Attempt("ipopt", Status.SOLVER_ERROR,
-                                           f"cyipopt unavailable ({IPOPT_IMPORT_ERROR})"))
+    if not ipopt.available:
+        return NLPAnswer(x0, None, Attempt("ipopt", Status.SOLVER_ERROR, ipopt.unavailable()))
     m = len(program.constraints(x0))
     upper_rows = np.zeros(m)
     lower_rows = np.full(m, -np.inf)
     lower_rows[m - program.n_equality:] = 0.0
-    problem = _IpoptProblem(n=len(x0), m=m, problem_obj=program, lb=lower, ub=upper,
+    problem = ipopt.Problem(n=len(x0), m=m, problem_obj=program, lb=lower, ub=upper,
                             cl=lower_rows, cu=upper_rows)
     options = {"hessian_approximation": "limited-memory", "print_level": 0, "sb": "yes",
                "tol": tol, "constr_viol_tol": tol, "max_iter": max_iter,
@@ -147,7 +132,7 @@ def solve_ipopt(program, x0, lower, upper, tol, max_iter, deadline=None) -> NLPA
         problem.add_option(key, value)
     x, info = problem.solve(np.asarray(x0, dtype=float))
     code = int(info["status"])
-    status = _IPOPT_STATUS.get(code, Status.SOLVER_ERROR)
+    status = ipopt.status(code)
     message = info["status_msg"]
     message = message.decode() if isinstance(message, bytes) else str(message)
     attempt = Attempt("ipopt", status, f"{message} (IPOPT status {code})",

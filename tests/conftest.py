@@ -1,10 +1,15 @@
-"""Fixtures shared by the tests."""
+"""Fixtures shared by the tests, and their helper modules (``boards``, ``conic_reference``)
+importable from every folder of the tree."""
 import hashlib
 import json
+import sys
+from pathlib import Path
 
 import pytest
 
 import sipkl
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
 @pytest.fixture
@@ -17,9 +22,9 @@ def budgets():
 
 @pytest.fixture
 def kernel_values(monkeypatch):
-    """The sizes of the blocks that :meth:`sipkl.lazy_gram.LazyGram.block` computes during one
+    """The sizes of the blocks that :meth:`sipkl.compute.lazy_gram.LazyGram.block` computes during one
     test, in their order (a list that grows as they are computed)."""
-    from sipkl.lazy_gram import LazyGram
+    from sipkl.compute.lazy_gram import LazyGram
     sizes, block = [], LazyGram.block
 
     def counted(self, rows, Y):
@@ -42,3 +47,17 @@ def edit_model():
         data["sha256"] = hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
         path.write_text(json.dumps(data))
     return edit
+
+
+@pytest.fixture
+def without_ipopt(monkeypatch):
+    """IPOPT unavailable for one test, as where cyipopt cannot load: :mod:`sipkl.solvers.ipopt`
+    reports it so, ``minimize_ipopt`` and ``Problem`` are ``None``, and the import's error is
+    the text returned, which the callers' messages name."""
+    from sipkl.solvers import ipopt
+    error = "ImportError: no cyipopt"
+    monkeypatch.setattr(ipopt, "available", False)
+    monkeypatch.setattr(ipopt, "IMPORT_ERROR", error)
+    monkeypatch.setattr(ipopt, "minimize_ipopt", None)
+    monkeypatch.setattr(ipopt, "Problem", None)
+    return error

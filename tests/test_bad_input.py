@@ -6,14 +6,15 @@ import pytest
 from sklearn.base import BaseEstimator, is_classifier
 
 import sipkl
-from sipkl import (Column, ColumnGeneration, GaussianARD, GaussianIso, PriceMatrix)
-from sipkl.estimators.base import initial_column
-from sipkl.kernels import KernelUnion, Precomputed
-from sipkl.masters import AlignfMaster, HingeMKLNewton, HingeMKLQCQP
-from sipkl.oracles import GridOracle, MultiStartOracle
-from sipkl.registry import make_oracle
+from sipkl import Column, ColumnGeneration, GaussianARD, GaussianIso, PriceMatrix
+from sipkl.kernel_learning.estimators.base import initial_column
+from sipkl.kernel_learning.families import KernelUnion, Precomputed
+from sipkl.kernel_learning.masters import AlignfMaster, HingeMKLNewton, HingeMKLQCQP
+from sipkl.pricing import GridOracle, MultiStartOracle
+from sipkl.kernel_learning.names import make_oracle
 from sipkl.sip import Box, DiscretizedMaster, SemiInfiniteConstraint, SemiInfiniteProgram
 from sipkl.solvers import maximize_box, solve_cvxpy
+from sipkl.kernel_learning.space import KernelSpace
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(30, 2))
@@ -33,7 +34,7 @@ class NaNMaster:
 def _run(master=None, oracle=None, columns="default", weights=None):
     engine = ColumnGeneration(master or HingeMKLNewton(y, 1.0), oracle or GridOracle())
     start = [initial_column(GaussianIso(), X)] if columns == "default" else columns
-    return engine.run(GaussianIso(), X, start, weights=weights)
+    return engine.run(KernelSpace(X, GaussianIso()), start, weights=weights)
 
 
 TWO = [Column.make(GaussianIso(), 1.0), Column.make(GaussianIso(), 4.0)]
@@ -105,7 +106,7 @@ FAMILY_AND_ENGINE = [
     (lambda: _run(columns=TWO, weights=[np.nan, 1.0]), ValueError, "weights"),
     (lambda: _run(columns=TWO[:1] * 2, weights=[0.5, 0.5]), ValueError, "weights"),
     (lambda: ColumnGeneration(HingeMKLNewton(y, 1.0), MultiStartOracle()).run(
-        Precomputed([PSD]), np.arange(30.0)[:, None],
+        KernelSpace(np.arange(30.0)[:, None], Precomputed([PSD])),
         [initial_column(Precomputed([PSD]), np.arange(30.0)[:, None])]), ValueError, "grid"),
     (lambda: _run(master=NaNMaster()), RuntimeError, "master"),
 ]
@@ -134,7 +135,7 @@ def test_master_returning_nan_later_stops_with_the_best_iterate():
             return sol
 
     res = ColumnGeneration(NaNSecond(), MultiStartOracle(), random_state=0).run(
-        GaussianARD(), X, [initial_column(GaussianARD(), X)])
+        KernelSpace(X, GaussianARD()), [initial_column(GaussianARD(), X)])
     assert res.status == "master_failed" and np.all(np.isfinite(res.weights))
 
 

@@ -1,18 +1,25 @@
-"""The layers are what docs/architecture.md says they are.
+"""The folders are the architecture, and the imports keep to it (docs/architecture.md).
 
-* Each module imports only its own layer and the layers below it (:data:`LAYERS`, read from
-  the source with ``ast``, imports inside functions included); the engine imports only the
-  contracts, its checkpoints and its progress log; masters and oracles do not import each
-  other.
-* No capability is found by probing an attribute name (``hasattr``, or ``getattr`` of a
-  literal name) below the front ends: the contracts declare each one
-  (:mod:`sipkl.contracts`: ``StartsEmpty``, ``TimeLimited``, ``ProvesBound``, ``Stateful``,
-  ``ColumnFamily``, ``PricingProblemBase``, ``SecondOrderRegularizer``; the kernels'
-  ``ExponentialSum`` and the pricers' ``SecondOrderPricer``).
-* Importing the back-ends folder as ``solvers`` (from the repository root, where it lies) gives
-  the package ``sipkl.solvers`` itself: one ``Status`` enum, whichever is imported first.
+The import graph is read from the source with ``ast``, imports inside functions included:
+
+* each module imports only its own floor and the floors below it (:data:`FLOORS`, at most
+  seven); the siblings of a floor never import each other (generic pricing and compute; the
+  two instances, semi-infinite programs and kernel learning), and inside each instance the
+  sub-folders keep their order (:data:`SIP_ORDER`, :data:`KERNEL_LEARNING_ORDER`);
+* the graph has no circle;
+* no module imports a sipkl module inside a function, but the applications and the package's
+  face (whose kernel-learning names are read on first use);
+* no ``_private`` name is imported from another sipkl module, and scikit-learn's private API
+  is imported in one module only (:mod:`sipkl.utils.sklearn_api`);
+* the engine imports only the contracts, its checkpoints, its statuses and its progress log;
+* ``import sipkl.sip`` loads no kernel-learning module (in a fresh interpreter);
+* no capability is found by probing an attribute name (``hasattr``, or ``getattr`` of a
+  literal name) below the front ends: the contracts declare each one;
+* no folder holds more than twelve modules, and ``setup.cfg`` installs every package of the
+  tree, the back-ends folder ``solvers/`` as ``sipkl.solvers`` (and as that only).
 """
 import ast
+import configparser
 import subprocess
 import sys
 from pathlib import Path
@@ -21,104 +28,241 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-
-def run_from_root(code: str) -> str:
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                         text=True, timeout=120, check=False)
-    assert out.returncode == 0, out.stderr[-3000:]
-    return out.stdout
-
-
-@pytest.mark.parametrize("first, second", [("solvers", "sipkl.solvers"),
-                                           ("sipkl.solvers", "solvers")])
-def test_solvers_from_the_root_is_sipkl_solvers(first, second):
-    out = run_from_root(
-        f"import importlib\n"
-        f"a = importlib.import_module('{first}.status')\n"
-        f"b = importlib.import_module('{second}.status')\n"
-        f"import solvers, sipkl.solvers, solvers.cvx, sipkl.solvers.cvx\n"
-        f"print(a is b, a.Status.OPTIMAL is b.Status.OPTIMAL, solvers is sipkl.solvers,\n"
-        f"      solvers.cvx is sipkl.solvers.cvx)")
-    assert out.split() == ["True"] * 4
-
-
-#: the layers, lowest first: a module belongs to the first whose prefixes name it
-LAYERS = {
+#: the floors, lowest first: a module belongs to the first whose prefixes name it
+FLOORS = {
     "back-ends": ("sipkl.solvers",),
-    "contracts": ("sipkl.contracts", "sipkl.run_status", "sipkl.price", "sipkl.progress",
-                  "sipkl.documents", "sipkl.threads", "sipkl.blas", "sipkl.config",
-                  "sipkl.cache"),
-    "engine": ("sipkl.engine", "sipkl.checkpoint"),
-    "kernels": ("sipkl.kernels", "sipkl.lazy_gram", "sipkl.packed_gram", "sipkl.gram_storage",
-                "sipkl.expansion", "sipkl.workspace"),
-    "masters and oracles": ("sipkl.masters", "sipkl.oracles"),
-    "semi-infinite programs": ("sipkl.sip",),
-    "names": ("sipkl.registry",),
-    "front ends": ("sipkl.persistence", "sipkl.estimators", "sipkl.plotting", "sipkl.datasets",
-                   "sipkl.demo", "sipkl.cli", "sipkl.experiments", "sipkl"),
+    "utilities": ("sipkl.utils",),
+    "core": ("sipkl.core",),
+    "generic pricing, compute": ("sipkl.pricing", "sipkl.compute"),
+    "instances": ("sipkl.sip", "sipkl.kernel_learning"),
+    "front-end helpers": ("sipkl.persistence", "sipkl.plotting", "sipkl.datasets"),
+    "applications": ("sipkl.apps", "sipkl"),
 }
 
+#: siblings on one floor, which never import each other (either way)
+SIBLINGS = [("sipkl.pricing", "sipkl.compute"), ("sipkl.sip", "sipkl.kernel_learning")]
 
-def layer(module: str) -> int:
-    for rank, prefixes in enumerate(LAYERS.values()):
+#: the semi-infinite programs' sub-folders, lowest first (a program never imports compute)
+SIP_ORDER = (("sipkl.sip.sets",), ("sipkl.sip.constraints",), ("sipkl.sip.pricing",),
+             ("sipkl.sip.masters",), ("sipkl.sip.phases",),
+             ("sipkl.sip.program", "sipkl.sip.nonlinear_program", "sipkl.sip.robust"),
+             ("sipkl.sip.library",), ("sipkl.sip",))
+
+#: kernel learning's sub-folders and modules, lowest first
+KERNEL_LEARNING_ORDER = (
+    ("sipkl.kernel_learning.families",), ("sipkl.kernel_learning.price_matrix",),
+    ("sipkl.kernel_learning.space", "sipkl.kernel_learning.nystrom"),
+    ("sipkl.kernel_learning.masters", "sipkl.kernel_learning.dc_oracle"),
+    ("sipkl.kernel_learning.names",), ("sipkl.kernel_learning.expansion",),
+    ("sipkl.kernel_learning.estimators",), ("sipkl.kernel_learning",))
+
+
+def rank(module: str, order) -> int:
+    for k, prefixes in enumerate(order):
         if any(module == p or module.startswith(p + ".") for p in prefixes):
-            return rank
-    raise AssertionError(f"{module} is in no layer of LAYERS")
+            return k
+    raise AssertionError(f"{module} is in no entry of {order}")
+
+
+def floor(module: str) -> int:
+    return rank(module, FLOORS.values())
 
 
 def sources():
-    """(module name, path) of every module of sipkl."""
+    """(module name, path) of every module of sipkl and of the back-ends."""
     for path in sorted((ROOT / "sipkl").rglob("*.py")):
         parts = list(path.relative_to(ROOT).with_suffix("").parts)
         yield ".".join(parts if parts[-1] != "__init__" else parts[:-1]), path
+    for path in sorted((ROOT / "solvers").glob("*.py")):
+        name = "sipkl.solvers" + ("" if path.stem == "__init__" else f".{path.stem}")
+        yield name, path
 
 
-def sipkl_imports() -> dict:
-    """{module: the sipkl modules it imports}, from the source of every module of sipkl."""
-    graph = {}
-    for module, path in sources():
-        package = list(path.relative_to(ROOT).parts[:-1])
-        imported = set()
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.ImportFrom) and node.level:
-                base = ".".join(package[:len(package) - node.level + 1] + [node.module or ""])
-                imported |= ({base.rstrip(".")} if node.module else
-                             {f"{base.rstrip('.')}.{a.name}" for a in node.names})
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sipkl"):
-                imported.add(node.module)
-            elif isinstance(node, ast.Import):
-                imported |= {a.name for a in node.names if a.name.startswith("sipkl")}
-        graph[module] = imported - {module}
-    return graph
+MODULES = dict(sources())
 
 
-def test_each_layer_imports_only_the_layers_below_it():
-    graph = sipkl_imports()
-    assert len(graph) > 50 and "sipkl.engine" in graph
-    upward = [f"{m} -> {d}" for m, deps in graph.items() for d in deps if layer(d) > layer(m)]
+def imports(module: str, path: Path):
+    """(imported sipkl module, names, inside a function) of each import of ``module``."""
+    package = module.split(".") if path.stem == "__init__" else module.split(".")[:-1]
+    tree = ast.parse(path.read_text())
+    in_function = {id(n) for f in ast.walk(tree)
+                   if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   for n in ast.walk(f)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "")
+                                                 .split(".")[0] == "sipkl"):
+            base = (".".join(package[:len(package) - node.level + 1]
+                             + ([node.module] if node.module else []))
+                    if node.level else node.module)
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                yield ((sub, (), id(node) in in_function) if sub in MODULES
+                       else (base, (alias.name,), id(node) in in_function))
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "sipkl":
+                    yield alias.name, (), id(node) in in_function
+
+
+def graph() -> dict:
+    """{module: the sipkl modules it imports}, function-level imports included."""
+    return {m: {d for d, _, _ in imports(m, p)} - {m} for m, p in MODULES.items()}
+
+
+def test_at_most_seven_floors_and_every_module_on_one():
+    assert len(FLOORS) <= 7
+    assert len(MODULES) > 90 and all(floor(m) >= 0 for m in MODULES)
+
+
+def test_each_floor_imports_only_the_floors_below_it():
+    upward = [f"{m} -> {d}" for m, deps in graph().items() for d in deps
+              if floor(d) > floor(m)]
     assert not upward, upward
-    assert graph["sipkl.engine"] <= {"sipkl.contracts", "sipkl.checkpoint", "sipkl.progress",
-                                     "sipkl.run_status"}, graph["sipkl.engine"]
-    across = [f"{m} -> {d}" for m, deps in graph.items() for d in deps
-              for a, b in (("sipkl.masters", "sipkl.oracles"), ("sipkl.oracles", "sipkl.masters"))
-              if m.startswith(a) and d.startswith(b)]
+
+
+def within(module: str, prefix: str) -> bool:
+    return module == prefix or module.startswith(prefix + ".")
+
+
+def test_siblings_do_not_import_each_other():
+    across = [f"{m} -> {d}" for m, deps in graph().items() for d in deps
+              for a, b in SIBLINGS + [(b, a) for a, b in SIBLINGS]
+              if within(m, a) and within(d, b)]
     assert not across, across
+    compute = [f"{m} -> {d}" for m, deps in graph().items() for d in deps
+               if within(m, "sipkl.sip") and within(d, "sipkl.compute")]
+    assert not compute, compute
 
 
-def test_the_rule_sees_an_upward_import():
-    """The graph is read from the source: the kernel family base module's import of the
-    workspace (inside a method) is there, and the workspace is in the same layer."""
-    graph = sipkl_imports()
-    assert "sipkl.workspace" in graph["sipkl.kernels.base"]
-    assert "sipkl.registry" in graph["sipkl.persistence"]
-    assert layer("sipkl.registry") > layer("sipkl.engine") > layer("sipkl.contracts")
+@pytest.mark.parametrize("prefix, order", [("sipkl.sip", SIP_ORDER),
+                                           ("sipkl.kernel_learning", KERNEL_LEARNING_ORDER)])
+def test_each_instance_keeps_its_inner_order(prefix, order):
+    inside = {m: {d for d in deps if within(d, prefix)}
+              for m, deps in graph().items() if within(m, prefix)}
+    upward = [f"{m} -> {d}" for m, deps in inside.items() for d in deps
+              if rank(d, order) > rank(m, order)]
+    assert not upward, upward
+
+
+def test_the_import_graph_has_no_circle():
+    edges = graph()
+    index, low, on_stack, stack, circles, counter = {}, {}, set(), [], [], [0]
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on_stack.add(v)
+        for w in edges.get(v, ()):
+            if w not in edges:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    assert not circles, circles
+
+
+def test_the_rules_see_what_they_check():
+    """The graph is read from the source: a package's import of its submodules, a
+    function-level import of the face, a relative import two floors up."""
+    edges = graph()
+    assert "sipkl.kernel_learning" in edges["sipkl"]
+    assert "sipkl.core.engine" in edges["sipkl.core"]
+    assert "sipkl.utils.config" in edges["sipkl.kernel_learning.masters.hinge"]
+    assert any(inside for _, _, inside in imports("sipkl", MODULES["sipkl"]))
+    assert floor("sipkl.apps.cli") > floor("sipkl.sip.program") > floor("sipkl.core.engine")
+
+
+def test_no_function_level_import_of_sipkl_below_the_applications():
+    found = [f"{m} imports {d} in a function" for m, p in MODULES.items()
+             if floor(m) < floor("sipkl.apps") for d, _, inside in imports(m, p) if inside]
+    assert not found, found
+
+
+def test_no_private_name_is_imported_across_modules():
+    private = [f"{m} imports {n} from {d}" for m, p in MODULES.items()
+               for d, names, _ in imports(m, p) for n in names if n.startswith("_")]
+    assert not private, private
+
+
+def test_scikit_learns_private_api_is_imported_in_one_module():
+    users = set()
+    for module, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("sklearn")
+                    and ("._" in node.module or any(a.name.startswith("_")
+                                                    for a in node.names))):
+                users.add(module)
+    assert users == {"sipkl.utils.sklearn_api"}, users
+
+
+def test_the_engine_imports_only_the_core_it_runs():
+    assert graph()["sipkl.core.engine"] <= {"sipkl.core.contracts", "sipkl.core.checkpoint",
+                                            "sipkl.core.progress", "sipkl.core.run_status"}
+
+
+def run_fresh(code: str, cwd=ROOT):
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def test_import_sipkl_sip_loads_no_kernel_learning_module():
+    out = run_fresh("import sys, sipkl.sip\n"
+                    "print(sorted(m for m in sys.modules if m.startswith('sipkl.')))")
+    assert out.returncode == 0, out.stderr[-3000:]
+    loaded = eval(out.stdout)
+    assert "sipkl.sip.program" in loaded
+    assert not [m for m in loaded if m.startswith(("sipkl.kernel_learning", "sipkl.compute"))]
+
+
+def test_the_back_ends_are_sipkl_solvers_only():
+    out = run_fresh("import sipkl.solvers.status as s, pathlib\n"
+                    "print(pathlib.Path(s.__file__).parent.name)\n"
+                    "try:\n    import solvers\nexcept ImportError as e:\n    print('refused')")
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split() == ["solvers", "refused"]
+
+
+def test_setup_cfg_installs_every_package_of_the_tree():
+    config = configparser.ConfigParser()
+    config.read(ROOT / "setup.cfg")
+    listed = set(config["options"]["packages"].split())
+    tree = {m for m, p in MODULES.items() if p.name == "__init__.py"}
+    assert listed == tree
+    assert config["options"]["package_dir"].split() == ["sipkl.solvers", "=", "solvers"]
+
+
+def test_no_folder_holds_more_than_twelve_modules():
+    folders = {}
+    for path in MODULES.values():
+        folders.setdefault(path.parent, []).append(path)
+    crowded = {str(f.relative_to(ROOT)): len(v) for f, v in folders.items() if len(v) > 12}
+    assert not crowded, crowded
 
 
 def test_no_capability_is_probed_by_attribute_name():
-    front = layer("sipkl.persistence")
+    """Below the front ends (the helpers, the applications, and the scikit-learn estimators,
+    which follow scikit-learn's ``hasattr(self, "fitted_")`` idiom)."""
+    front = floor("sipkl.persistence")
     probes = []
-    for module, path in sources():
-        if layer(module) >= front:
+    for module, path in MODULES.items():
+        if floor(module) >= front or within(module, "sipkl.kernel_learning.estimators"):
             continue
         for node in ast.walk(ast.parse(path.read_text())):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)

@@ -5,17 +5,21 @@
 See :class:`SemiInfiniteProgram` and the tutorial "Your first semi-infinite program";
 smooth programs that are not convex, written in NumPy: :class:`NonlinearSemiInfiniteProgram`.
 """
-from .constraint import IndexConstraint, SemiInfiniteConstraint
-from .index_sets import Ball, Box, Ellipsoid, FiniteSet, Intersection, Polytope, Product
-from .lipschitz import LipschitzOracle
-from .master import DiscretizedMaster
-from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
-from .nonlinear_master import NonlinearMaster
+from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
+from .sets.ellipsoids import Ball, Ellipsoid
+from .sets.box import Box, FiniteSet
+from .sets.intersection import Intersection
+from .sets.polytopes import Polytope
+from .sets.product import Product
+from .pricing.lipschitz import LipschitzOracle
+from .masters.discretized import DiscretizedMaster
+from .constraints.nonlinear import FiniteConstraint, NonlinearConstraint
+from .masters.nonlinear import NonlinearMaster
 from .nonlinear_program import NonlinearSemiInfiniteProgram
 from .program import SemiInfiniteProgram, SIPResult
 from .robust import robust_counterpart, robust_program
-from .sets_pricing import AffineOracle, SetSearchOracle
-from .smooth_sets import SmoothSet
+from .pricing.sets import AffineOracle, SetSearchOracle
+from .sets.smooth import SmoothSet
 
 __all__ = ["AffineOracle", "Ball", "Box", "DiscretizedMaster", "Ellipsoid", "FiniteConstraint",
            "FiniteSet", "IndexConstraint", "Intersection", "LipschitzOracle",

@@ -4,14 +4,14 @@ same engine as :class:`~sipkl.sip.SemiInfiniteProgram` with a local NLP master:
     min f(x)  s.t.  c_k(x) ≤ 0 (or = 0),  lower ≤ x ≤ upper,  g_j(x, t) ≤ 0 for all t ∈ T_j.
 
 The column space, the pricing problems and the oracles are those of the convex program
-(:class:`~sipkl.sip.space.IndexPointSpace`, :class:`~sipkl.sip.program.ProgramBase`): a
-:class:`~sipkl.sip.NonlinearConstraint` is an :class:`~sipkl.sip.constraint.IndexConstraint`
+(:class:`~sipkl.sip.pricing.space.IndexPointSpace`, :class:`~sipkl.sip.program.ProgramBase`): a
+:class:`~sipkl.sip.NonlinearConstraint` is an :class:`~sipkl.sip.constraints.semi_infinite.IndexConstraint`
 whose ``g`` is a NumPy function of a NumPy ``x``, so t ↦ g_j(x_k, t)/s_j is priced by the
 same code. Only the master differs: :class:`~sipkl.sip.NonlinearMaster` imposes each
 constraint at the current index points and solves the finite, smooth, possibly non-convex
 program locally (:mod:`sipkl.solvers.nlp`), from the previous round's x, with the
 multipliers of the index points as the columns' weights. x-derivatives that the user does
-not state are taken by the complex step or central differences (:mod:`sipkl.sip.derivatives`).
+not state are taken by the complex step or central differences (:mod:`sipkl.sip.constraints.derivatives`).
 
 A local solver proves a local statement only: the run ends ``converged_local`` (or
 ``stationary_point`` with a proven pricing bound) and never ``certified_optimal``; the
@@ -28,20 +28,21 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from scipy.optimize import Bounds
 
-from ..contracts import Column, MasterSolution
-from ..engine import default_seed
-from ..run_status import RunStatus
+from ..core.contracts import Column, MasterSolution
+from ..core.engine import default_seed
+from ..core.run_status import RunStatus
 from ..solvers.nlp import ALL_METHODS, METHODS
-from .constraint import IndexConstraint, checked_callable
-from .index_sets import Box, finite_array
-from .nonlinear_constraints import FiniteConstraint, NonlinearConstraint
-from .nonlinear_master import NonlinearMaster
-from .nonlinear_reduction import reduce_nonlinear
-from .reduction import Deadline
+from .constraints.semi_infinite import IndexConstraint, checked_callable
+from .sets.box import Box
+from .sets.base import finite_array
+from .constraints.nonlinear import FiniteConstraint, NonlinearConstraint
+from .masters.nonlinear import NonlinearMaster
+from .phases.nonlinear_reduction import reduce_nonlinear
+from .phases.reduction import Deadline
 from .program import ProgramBase, SIPResult
-from .saddle import negative_curvature
-from .sampled import DenseSampleOracle
-from .space import IndexPointSpace
+from .phases.saddle import negative_curvature
+from .pricing.dense import DenseSampleOracle
+from .pricing.space import IndexPointSpace
 
 #: restarts from saddle points at most (``solve(second_order=True)``)
 ESCAPES = 3
@@ -51,8 +52,8 @@ ESCAPES = 3
 ESCAPE_STEPS = (0.1, 0.5)
 
 #: directions tried from one saddle: the first of its directions of negative curvature
-#: (:func:`~sipkl.sip.saddle.canonical_directions`) at most, then pseudo-random ones, the
-#: same in every run (:meth:`~sipkl.sip.saddle.Saddle.escape_directions`)
+#: (:func:`~sipkl.sip.phases.saddle.canonical_directions`) at most, then pseudo-random ones, the
+#: same in every run (:meth:`~sipkl.sip.phases.saddle.Saddle.escape_directions`)
 ESCAPE_DIRECTIONS, ESCAPE_RANDOM = 2, 2
 
 
@@ -72,7 +73,7 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         The start of the first master (inside ``bounds``).
     grad_f : callable, optional
         ``grad_f(x) -> (n,)``; ``None``: the complex step or central differences (see
-        :mod:`sipkl.sip.derivatives`).
+        :mod:`sipkl.sip.constraints.derivatives`).
     bounds : sequence of (lower, upper) pairs or scipy.optimize.Bounds, optional
         One pair per variable, ``None`` or ±inf for no bound.
     finite : FiniteConstraint, callable, or list of them
@@ -147,7 +148,7 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
               prune="increase", random_state=None, verbose: int = 0, callback=None,
               methods: Sequence[str] = METHODS, checkpoint=None, resume=None,
               reduce=None, second_order: bool = True) -> SIPResult:
-        """Solve by the exchange method on :class:`~sipkl.engine.ColumnGeneration` with the
+        """Solve by the exchange method on :class:`~sipkl.core.engine.ColumnGeneration` with the
         local NLP master.
 
         The options are those of :meth:`SemiInfiniteProgram.solve
@@ -159,11 +160,11 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         the first master over ``initial_points`` must have a solution), and ``methods``, the
         NLP back-ends tried in order (see :class:`~sipkl.sip.NonlinearMaster` and
         :mod:`sipkl.solvers.nlp`). The local reduction here is one NLP solve of the reduced
-        problem itself (:mod:`sipkl.sip.nonlinear_reduction`).
+        problem itself (:mod:`sipkl.sip.phases.nonlinear_reduction`).
 
         ``second_order`` (default ``True``): a successful run's answer is checked for
         negative curvature of the Lagrangian on the active constraints' tangent space
-        (:mod:`sipkl.sip.saddle`); at such a saddle the run restarts from steps along
+        (:mod:`sipkl.sip.phases.saddle`); at such a saddle the run restarts from steps along
         several directions (of negative curvature, and fixed pseudo-random ones), both
         signs, and keeps the lowest restart where it is lower by more than ``tol`` of the
         objective's scale (:meth:`_below_saddle`: the answer does not hang on round-off), at
@@ -210,7 +211,7 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
             engine = self._engine(oracle, callback, time_limit=clock.remaining(), **options)
             self.master.reset(start)
             try:
-                result = self._result(engine.run_space(space, columns, resume))
+                result = self._result(engine.run(space, columns, resume))
             except RuntimeError:  # the engine's "failed before any master solution"
                 if self.master.failure is None:
                     raise
@@ -231,18 +232,18 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         return result
 
     def _below_saddle(self, result: SIPResult, run, finish, tol: float, clock: Deadline):
-        """Where ``result`` is a saddle (:func:`~sipkl.sip.saddle.negative_curvature`), the
+        """Where ``result`` is a saddle (:func:`~sipkl.sip.phases.saddle.negative_curvature`), the
         lowest of the runs restarted near it, lower than ``result`` by more than
         ``tol``·σ_f, else ``None`` (the message then says that x is a saddle); its ``nit``
         and ``attempts`` count every run.
 
         First the run from the point of x + span(directions of negative curvature) nearest
-        the start (:meth:`~sipkl.sip.saddle.Saddle.toward`): where round-off left a flat
+        the start (:meth:`~sipkl.sip.phases.saddle.Saddle.toward`): where round-off left a flat
         family of KKT points, this is the member it would have reached without the drift;
         where that run ends at the same value, the trials start from its answer. Then, for
         each step s of ``ESCAPE_STEPS`` in turn (the next only where no trial went lower),
         the runs from x ± s·d for each direction d of
-        :meth:`~sipkl.sip.saddle.Saddle.escape_directions` (``ESCAPE_DIRECTIONS`` of
+        :meth:`~sipkl.sip.phases.saddle.Saddle.escape_directions` (``ESCAPE_DIRECTIONS`` of
         negative curvature, ``ESCAPE_RANDOM`` pseudo-random). Each runs over the first index
         points and the saddle's, without its local reduction; the lowest is then reduced
         (``finish``) and compared again. They run in a fixed order and a later one replaces
@@ -304,12 +305,12 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         return best
 
     def _saddle(self, result: SIPResult):
-        """The :class:`~sipkl.sip.saddle.Saddle` at ``result``'s x, or ``None``."""
+        """The :class:`~sipkl.sip.phases.saddle.Saddle` at ``result``'s x, or ``None``."""
         return negative_curvature(self.master, result.x, result.points, result.multipliers,
                                   result.scales, result.finite_multipliers)
 
     def _reduce(self, result: SIPResult, cut: float, deadline) -> None:
-        """The local reduction (:func:`~sipkl.sip.nonlinear_reduction.reduce_nonlinear`)
+        """The local reduction (:func:`~sipkl.sip.phases.nonlinear_reduction.reduce_nonlinear`)
         from ``result``, which it updates where the reduced answer passes its check; its
         rounds end at ``deadline`` (a ``time.perf_counter()`` instant, or ``None``)."""
         clock = Deadline(deadline)

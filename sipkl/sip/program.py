@@ -2,13 +2,13 @@
 
     min f(x)  s.t.  finite constraints,   g_j(x, t) ≤ 0  for all t ∈ T_j   (j = 1 … J)
 
-:meth:`SemiInfiniteProgram.solve` runs :class:`~sipkl.engine.ColumnGeneration` over the
-:class:`~sipkl.sip.space.IndexPointSpace`: the restricted master
-(:class:`~sipkl.sip.master.DiscretizedMaster`) imposes each constraint at the current index
+:meth:`SemiInfiniteProgram.solve` runs :class:`~sipkl.core.engine.ColumnGeneration` over the
+:class:`~sipkl.sip.pricing.space.IndexPointSpace`: the restricted master
+(:class:`~sipkl.sip.masters.discretized.DiscretizedMaster`) imposes each constraint at the current index
 points, the oracle maximizes each violation t ↦ g_j(x_k, t)/s_j over T_j, the most violated
 points become constraints, and points whose multiplier is zero are dropped after the
 master's value has increased (the exchange method; Hettich & Kortanek 1993, §7; see
-:mod:`sipkl.sip.drop_rule`). :meth:`SemiInfiniteProgram.solve_discretized` solves the
+:mod:`sipkl.sip.masters.drop_rule`). :meth:`SemiInfiniteProgram.solve_discretized` solves the
 same master once over a fixed grid of each T_j, the classical baseline.
 
 :class:`ProgramBase` holds what it shares with
@@ -27,24 +27,24 @@ import cvxpy as cp
 import numpy as np
 from scipy.optimize import OptimizeResult
 
-from ..contracts import Column, Oracle
-from ..engine import ColumnGeneration
-from ..oracles import GridOracle, MultiStartOracle
-from ..run_status import RunStatus
+from ..core.contracts import Column, Oracle
+from ..core.engine import ColumnGeneration
+from ..pricing import GridOracle, MultiStartOracle
+from ..core.run_status import RunStatus
 from ..solvers import Status
 from ..solvers.cvx import DEFAULT_SOLVERS, check_solvers
-from .constraint import IndexConstraint, SemiInfiniteConstraint
-from .bracket import restricted_feasible_point
-from .diagnosis import infeasible_parts, unbounded_direction
-from .drop_rule import DropAfterIncrease
-from .lipschitz import LipschitzOracle
-from .master import DiscretizedMaster
-from .reduction import Deadline, reduce_locally
-from .index_sets import ConvexSet
-from .sampled import DenseSampleOracle
-from .sets_pricing import AffineOracle, SetSearchOracle
-from .space import ConstraintPrice, IndexPointSpace
-from .verification import verify
+from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
+from .phases.feasible_point import restricted_feasible_point
+from .masters.diagnosis import infeasible_parts, unbounded_direction
+from .masters.drop_rule import DropAfterIncrease
+from .pricing.lipschitz import LipschitzOracle
+from .masters.discretized import DiscretizedMaster
+from .phases.reduction import Deadline, reduce_locally
+from .sets.base import ConvexSet
+from .pricing.dense import DenseSampleOracle
+from .pricing.sets import AffineOracle, SetSearchOracle
+from .pricing.space import ConstraintPrice, IndexPointSpace
+from .pricing.verification import verify
 
 #: points of the grid that ``oracle="grid"`` prices (about; a tensor grid, see ``Box.grid``)
 GRID_SIZE = 1001
@@ -55,7 +55,7 @@ GRID_SIZE = 1001
 GRID_DIM = 6
 
 #: index sets of at most this dimension are priced by default on a dense sample refined by
-#: Newton steps (:class:`~sipkl.sip.sampled.DenseSampleOracle`), global in practice there
+#: Newton steps (:class:`~sipkl.sip.pricing.dense.DenseSampleOracle`), global in practice there
 DENSE_DIM = 2
 
 #: index points per index set at most in the grids that bound the first master (a 1-D grid
@@ -77,7 +77,7 @@ class SIPResult(OptimizeResult):
         Why the run stopped (``certified_optimal`` only with an optimal master and a proven
         bound on the maximum violation; a success only where the final verification search
         found no violation above the cut, else ``no_new_column``); ``success``, ``message``
-        as for :class:`~sipkl.engine.CGResult`.
+        as for :class:`~sipkl.core.engine.CGResult`.
     points, multipliers : list of arrays
         Per semi-infinite constraint, its active index points (m_j × p) and their multipliers
         (the cvxpy duals): the discrete measure of the dual program.
@@ -86,7 +86,7 @@ class SIPResult(OptimizeResult):
         a solution): over the last round's candidates and the index points (after the local
         reduction, its final dense search), and over a verification search of every index set
         run once at the end of ``solve``, apart from the pricing's points
-        (:func:`~sipkl.sip.verification.verify`): a scrambled Sobol sample of the set at a
+        (:func:`~sipkl.sip.pricing.verification.verify`): a scrambled Sobol sample of the set at a
         fixed seed (``VERIFY_BASE``·2^p points up to ``VERIFY_BUDGET``, and as many on its
         boundary; every point of a finite set), its best local maxima refined by a local
         ascent inside the set. Where that search finds g_j(x, t)/s_j above the cut
@@ -112,7 +112,7 @@ class SIPResult(OptimizeResult):
         master: a bound to the conic solver's accuracy, about 10⁻⁸ of the scales), the
         other f(x̄) at a point x̄ (``x``, by variable name) that a global oracle proved
         feasible on every index set (a proof; ``solve(bracket=...)``, Mitsos's restriction
-        of the right-hand side, :mod:`sipkl.sip.bracket`); ``None`` without such a point.
+        of the right-hand side, :mod:`sipkl.sip.phases.feasible_point`); ``None`` without such a point.
     reduction : dict or None
         The local reduction phase (``solve(reduce=...)``): ``nit`` (rounds), ``steps``
         (|Δf|/σ_f per round, σ_f the objective's scale: quadratic convergence shows here),
@@ -122,9 +122,9 @@ class SIPResult(OptimizeResult):
     scales : list of float
         s_j, the natural scale of each constraint at the solution (the cut is relative to it).
     nit, history, attempts, gap, random_state
-        As for :class:`~sipkl.engine.CGResult` (``history["best_price"]``: the largest
+        As for :class:`~sipkl.core.engine.CGResult` (``history["best_price"]``: the largest
         relative violation per round; ``random_state`` the seed of the pricing's random
-        starts, :data:`~sipkl.engine.DEFAULT_SEED` where none was given).
+        starts, :data:`~sipkl.core.engine.DEFAULT_SEED` where none was given).
     """
 
 
@@ -136,7 +136,7 @@ class ProgramBase(abc.ABC):
     the pruning rule, the engine); the fixed grid of :meth:`discretize`; and the fields of a
     :class:`SIPResult` that both fill alike.
 
-    A subclass builds its ``master`` (an :class:`~sipkl.sip.master.IndexPointMaster` whose
+    A subclass builds its ``master`` (an :class:`~sipkl.sip.masters.discretized.IndexPointMaster` whose
     solutions' ``model`` holds the ``price``, with ``reset()`` and ``n_variables``) after this
     ``__init__``, and states :meth:`_result`.
 
@@ -144,7 +144,7 @@ class ProgramBase(abc.ABC):
     ----------
     objective
         The program's objective (a cvxpy objective, or a NumPy function).
-    semi_infinite : list of :class:`~sipkl.sip.constraint.IndexConstraint`
+    semi_infinite : list of :class:`~sipkl.sip.constraints.semi_infinite.IndexConstraint`
         The semi-infinite constraints, checked by the subclass (an unnamed one is called
         ``"g0"``, ``"g1"``, … by its position; names must be distinct).
     constraints : list
@@ -232,7 +232,7 @@ class ProgramBase(abc.ABC):
         """``oracle="grid"``: the enumeration of finite index sets (:class:`GridOracle`, exact);
         over continuous ones a grid of about ``GRID_SIZE`` points covering each set, its local
         maxima and the current index points refined inside the set
-        (:class:`~sipkl.sip.sets_pricing.SetSearchOracle` without its affine shortcut; no
+        (:class:`~sipkl.sip.pricing.sets.SetSearchOracle` without its affine shortcut; no
         proof)."""
         if all(c.T.finite for c in self.semi_infinite):
             return GridOracle(size=GRID_SIZE)
@@ -240,7 +240,7 @@ class ProgramBase(abc.ABC):
 
     def _default_oracle(self, constants):
         """``"lipschitz"`` where a constraint states a constant, ``"grid"`` (exact) where
-        every index set is finite, a :class:`~sipkl.sip.sets_pricing.SetSearchOracle` where
+        every index set is finite, a :class:`~sipkl.sip.pricing.sets.SetSearchOracle` where
         some index set is beyond a box (a polytope, an ellipsoid, a product: the box oracles
         would search its bounding box), ``"dense"`` where every index set has dimension ≤ 2,
         else ``"ipopt"``."""
@@ -302,7 +302,7 @@ class ProgramBase(abc.ABC):
         columns = self.discretize(n_points)
         self.master.reset()
         engine = ColumnGeneration(_Unpriced(self.master), GridOracle(), max_iter=1)
-        return self._result(engine.run_space(IndexPointSpace(self.semi_infinite), columns),
+        return self._result(engine.run(IndexPointSpace(self.semi_infinite), columns),
                             check_points=[c.T.tensor_grid(2 * n_points - 1)
                                           for c in self.semi_infinite])
 
@@ -362,7 +362,7 @@ class ProgramBase(abc.ABC):
         return True
 
     def _verify(self, result: SIPResult, cut: float, xs: list) -> None:
-        """The final verification search (:func:`~sipkl.sip.verification.verify`) at the
+        """The final verification search (:func:`~sipkl.sip.pricing.verification.verify`) at the
         answer, ``xs`` the numeric x at which each constraint is evaluated: ``max_violation``
         becomes the largest violation found by it or before it. Where the largest relative
         violation found, g_j(x, t)/s_j, exceeds ``cut`` (``tol + atol``, the exchange
@@ -479,22 +479,22 @@ class SemiInfiniteProgram(ProgramBase):
               solvers: Sequence[str] = DEFAULT_SOLVERS, checkpoint=None,
               resume=None, reduce=None, bracket=None) -> SIPResult:
         """Solve by column generation (the exchange method) on
-        :class:`~sipkl.engine.ColumnGeneration`.
+        :class:`~sipkl.core.engine.ColumnGeneration`.
 
         Parameters
         ----------
         oracle : str or an oracle object, optional
             ``"dense"``: a dense sample of each box, its local maxima refined by
-            Newton steps (:class:`~sipkl.sip.sampled.DenseSampleOracle`; global in practice
+            Newton steps (:class:`~sipkl.sip.pricing.dense.DenseSampleOracle`; global in practice
             in dimension ≤ 2, no proof: at best ``converged_local``); ``"sets"``: the same
             search inside polytopes, ellipsoids and products
-            (:class:`~sipkl.sip.sets_pricing.SetSearchOracle`); ``"affine"``: exact pricing
+            (:class:`~sipkl.sip.pricing.sets.SetSearchOracle`); ``"affine"``: exact pricing
             where g is affine in t (a vertex LP over a polytope, the closed form over an
-            ellipsoid; :class:`~sipkl.sip.sets_pricing.AffineOracle`, which checks the
+            ellipsoid; :class:`~sipkl.sip.pricing.sets.AffineOracle`, which checks the
             affinity each round and proves its bound); ``"ipopt"``:
-            multi-start local searches (:class:`~sipkl.oracles.MultiStartOracle`; at best
+            multi-start local searches (:class:`~sipkl.pricing.MultiStartOracle`; at best
             ``converged_local``); ``"grid"``: every point of finite index sets
-            (:class:`~sipkl.oracles.GridOracle`; exact, hence ``certified_optimal``, where
+            (:class:`~sipkl.pricing.GridOracle`; exact, hence ``certified_optimal``, where
             every set is a :class:`~sipkl.sip.FiniteSet`), and over a continuous set a grid
             of about ``GRID_SIZE`` points that covers it (the tensor grid of a box, its
             radial image in a convex set; in dimension above ``GRID_DIM``, 6, as many
@@ -505,14 +505,14 @@ class SemiInfiniteProgram(ProgramBase):
             is beyond a box, ``"dense"`` where every one has dimension ≤ ``DENSE_DIM`` (2),
             else ``"ipopt"``.
         bracket : bool, optional
-            Whether to look for a point proved feasible (:mod:`sipkl.sip.bracket`), whose
+            Whether to look for a point proved feasible (:mod:`sipkl.sip.phases.feasible_point`), whose
             objective bounds the optimum from the other side than the relaxation
             (``result.bracket``). Needs a proof on every index set: a Lipschitz constant
             for each box (``lipschitz``; finite sets are enumerated). Default: with the
             ``"lipschitz"`` oracle, or where every index set is finite.
         reduce : bool, optional
             Whether a local reduction phase follows the exchange method
-            (:mod:`sipkl.sip.reduction`: Newton rounds on the reduced problem, quadratically
+            (:mod:`sipkl.sip.phases.reduction`: Newton rounds on the reduced problem, quadratically
             convergent, each one the user's convex problem with second-order models of the
             active constraints): the last digits of the objective, to about 10⁻¹⁰ of its
             scale where the solvers allow, from the exchange method's ``tol``. Its answer
@@ -522,9 +522,9 @@ class SemiInfiniteProgram(ProgramBase):
         tol, atol : float
             A point is violated when g_j(x, t) > (tol + atol)·s_j: ``tol`` and ``atol`` are
             both relative to the constraint's scale s_j (see
-            :class:`~sipkl.sip.master.DiscretizedMaster`), the one rule in any units.
+            :class:`~sipkl.sip.masters.discretized.DiscretizedMaster`), the one rule in any units.
         max_iter, time_limit, random_state, verbose
-            As for :class:`~sipkl.engine.ColumnGeneration`. ``time_limit`` counts from the
+            As for :class:`~sipkl.core.engine.ColumnGeneration`. ``time_limit`` counts from the
             call and ends every phase: the exchange method (checked after each master solve
             and each pricing), then the local reduction and the bracket (checked before each
             step of their rounds: a climb, a solve, a check), each overrunning it by one
@@ -543,7 +543,7 @@ class SemiInfiniteProgram(ProgramBase):
             When to drop the index points whose multiplier is 0. ``"increase"`` (default):
             after a master solve whose value has increased (decreased, for a maximization)
             by more than ``DROP_RTOL`` times the objective's scale since the last drop, and
-            else keep every point (:class:`~sipkl.sip.drop_rule.DropAfterIncrease`; the
+            else keep every point (:class:`~sipkl.sip.masters.drop_rule.DropAfterIncrease`; the
             exchange method of Hettich & Kortanek 1993, §7, which converges). ``True``: after
             every master solve (the engine's pruning: the smallest masters, but a run can
             cycle where a dropped point is needed again, e.g. from one index point per side
@@ -567,7 +567,7 @@ class SemiInfiniteProgram(ProgramBase):
             cvxpy solvers for the master, tried in order.
         checkpoint, resume : path, optional
             Write the run's state there after each iteration / continue the run saved there
-            (as for :class:`~sipkl.engine.ColumnGeneration`): the same problem solved with the
+            (as for :class:`~sipkl.core.engine.ColumnGeneration`): the same problem solved with the
             same options from ``resume`` gives the uninterrupted run's result.
         """
         self._check_tol(tol)
@@ -591,7 +591,7 @@ class SemiInfiniteProgram(ProgramBase):
                               time_limit=clock.remaining(), n_price=n_price, prune=prune,
                               verbose=verbose, random_state=random_state,
                               checkpoint=checkpoint)
-        result = self._result(engine.run_space(space, columns, resume))
+        result = self._result(engine.run(space, columns, resume))
         if reduce is None:
             reduce = isinstance(oracle, DenseSampleOracle)
         if reduce and result.success:
@@ -617,7 +617,7 @@ class SemiInfiniteProgram(ProgramBase):
         return self._solve_on_grid(n_points)
 
     def _reduce(self, result: SIPResult, cut: float, deadline) -> None:
-        """The local reduction phase (:func:`~sipkl.sip.reduction.reduce_locally`) from
+        """The local reduction phase (:func:`~sipkl.sip.phases.reduction.reduce_locally`) from
         ``result``, which it updates where the reduced answer passes its final check; its
         rounds end at ``deadline`` (a ``time.perf_counter()`` instant, or ``None``)."""
         if not self.master.semi_infinite or any(c.T.finite for c in self.semi_infinite):
@@ -634,7 +634,7 @@ class SemiInfiniteProgram(ProgramBase):
 
     def _bracket(self, result: SIPResult, constants, tol: float, deadline) -> None:
         """``result.bracket`` from a certified feasible point
-        (:func:`~sipkl.sip.bracket.restricted_feasible_point`, its rounds ended at
+        (:func:`~sipkl.sip.phases.feasible_point.restricted_feasible_point`, its rounds ended at
         ``deadline``); the variables keep the result's values."""
         relaxation = result.objective if result.lower_bound is None else result.lower_bound
         values = [v.value for v in self.master.variables]

@@ -24,13 +24,13 @@ g affine in t and Δ(x) affine in x as cvxpy sees it (g = a(x) + B(x)t with B af
 convex part a(x) cancels in Δ only where it is written once, outside the t-dependent
 terms — else a ``ValueError``). Affinity in t is checked on samples, for the counterpart
 of any other g is exact for nothing: along ``AFFINE_CHORDS`` chords of T
-(:func:`~sipkl.sip.index_sets.chords`) at ``AFFINE_DRAWS`` values of the variables and of
+(:func:`~sipkl.sip.sets.geometry.chords`) at ``AFFINE_DRAWS`` values of the variables and of
 the parameters without a value (uniform in [0.5, 1.5], projected on their attributes;
 their own values are restored),
 
     |g(x, λa + (1 − λ)b) − λg(x, a) − (1 − λ)g(x, b)|  ≤  ``AFFINE_RTOL`` · S,
 
-S the largest Σ|terms| of g (:func:`~sipkl.sip.constraint.magnitude`) at the chord's
+S the largest Σ|terms| of g (:func:`~sipkl.sip.constraints.semi_infinite.magnitude`) at the chord's
 points: the same decision with t or g in other units. A chord that breaks it is a
 ``ValueError`` naming the constraint's g and the chord; so is a g that cannot be evaluated
 at any of these x (its affinity then unchecked). A check at finitely many points is no
@@ -42,9 +42,11 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
-from .constraint import IndexConstraint, SemiInfiniteConstraint
-from .index_sets import Box, Budget, ConvexSet, Ellipsoid, Polytope, Product, chord_gaps, chords
-from .sets_pricing import AFFINE_RTOL
+from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
+from .sets.box import Box
+from .sets.base import ConvexSet
+from .sets.geometry import chord_gaps, chords
+from .pricing.sets import AFFINE_RTOL
 
 #: chords of T and draws of the variables at which g's affinity in t is checked
 AFFINE_CHORDS, AFFINE_DRAWS = 8, 3
@@ -59,7 +61,7 @@ def robust_counterpart(constraint: SemiInfiniteConstraint) -> list:
     --------
     >>> import cvxpy as cp
     >>> from sipkl.sip import SemiInfiniteConstraint
-    >>> from sipkl.sip.index_sets import Ball
+    >>> from sipkl.sip.sets import Ball
     >>> from sipkl.sip.robust import robust_counterpart
     >>> x = cp.Variable(2)
     >>> g = SemiInfiniteConstraint(lambda x, t: cp.sum(x) + t @ x - 1, x, Ball([0, 0], 0.5))
@@ -77,7 +79,9 @@ def robust_counterpart(constraint: SemiInfiniteConstraint) -> list:
         raise ValueError(f"robust_counterpart: no conic form of {T!r}")
     centre = T.centre()
     at_centre = _values(constraint, centre[None])[0]
-    worst, extra = _worst_case(constraint, T, centre, np.arange(T.dim), centre)
+    worst, extra = T.worst_case(
+        lambda frame, block: _differences(constraint, centre, block, frame, centre),
+        np.arange(T.dim))
     _check_affine_in_t(constraint)
     return [at_centre + worst <= 0] + extra
 
@@ -89,37 +93,6 @@ def robust_program(objective, semi_infinite, constraints=()) -> cp.Problem:
         else list(semi_infinite)
     robust = [c for sic in sics for c in robust_counterpart(sic)]
     return cp.Problem(objective, list(constraints) + robust)
-
-
-def _worst_case(constraint, T, point, block, centre):
-    """``max Δᵀz`` over the set ``T`` of the coordinates ``block`` (the other coordinates at
-    ``point``), as a cvxpy expression and its extra constraints."""
-    if isinstance(T, Product):
-        terms, extra = [], []
-        for S, sub in zip(T.sets, T._blocks):
-            term, more = _worst_case(constraint, S, point, block[sub], centre)
-            terms.append(term)
-            extra += more
-        return cp.sum(cp.hstack(terms)), extra
-    if isinstance(T, Budget):
-        frame = np.diag(T.radius)
-    else:
-        frame = T.frame()
-    delta = _differences(constraint, point, block, frame, centre)
-    if isinstance(T, Ellipsoid):
-        return cp.norm(delta, 2), []
-    if isinstance(T, Budget):
-        lam, mu = cp.Variable(nonneg=True), cp.Variable(T.dim, nonneg=True)
-        return T.budget * lam + cp.sum(mu), [lam + mu >= cp.abs(delta)]
-    if isinstance(T, Box):
-        return cp.norm(delta, 1), []
-    if isinstance(T, Polytope):
-        rows = T.A @ frame
-        slack = T.b - T.A @ centre[block]
-        norms = np.linalg.norm(rows, axis=1)
-        y = cp.Variable(len(rows), nonneg=True)
-        return (slack / norms) @ y, [(rows / norms[:, None]).T @ y == delta]
-    raise ValueError(f"robust_counterpart: no conic form of {T!r}")
 
 
 def _differences(constraint, point, block, frame, centre) -> cp.Expression:

@@ -1,9 +1,0 @@
-"""``python -m sipkl.experiments SUITE [options]``: the same as ``sipkl bench``."""
-import argparse
-import sys
-
-from .bench import add_bench_arguments, run_bench
-
-parser = argparse.ArgumentParser(prog="python -m sipkl.experiments",
-                                 description="Run a benchmark suite (see docs/benchmarks.md).")
-sys.exit(run_bench(add_bench_arguments(parser).parse_args()))

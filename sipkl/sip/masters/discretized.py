@@ -1,0 +1,235 @@
+"""The restricted master of a semi-infinite program (the exchange / cutting-plane method):
+the user's cvxpy problem with each semi-infinite constraint imposed at finitely many index
+points,
+
+    min f(x)  s.t.  finite constraints,   g_j(x, t) ≤ 0  for t ∈ T_j^(k)  (j = 1 … J).
+
+In the dual this is column generation: each index point is a column, and its multiplier
+(the cvxpy dual of its constraint) is the column's weight — the discrete measure of the
+dual of the semi-infinite program, which the engine prunes with.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from typing import Sequence
+
+import cvxpy as cp
+import numpy as np
+
+from ...core.contracts import Column, MasterBase, MasterSolution
+from ...solvers import solve_cvxpy
+from ...solvers.cvx import DEFAULT_SOLVERS, check_solvers
+from ..constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint, magnitude
+from .scales import next_objective_scale, positive_scale
+from ..pricing.space import ConstraintPrice
+
+
+@dataclass
+class DiscretizedModel:
+    """What a solve of the restricted master leaves: the value of every variable (in the
+    order of ``DiscretizedMaster.variables``), the price (one
+    :class:`~sipkl.sip.pricing.space.ConstraintPrice` per constraint), and σ_f, the objective's scale
+    of the next solve."""
+
+    values: list
+    price: list
+    objective_scale: float = 1.0
+
+
+class IndexPointMaster(MasterBase):
+    """A restricted master whose columns are the index points of its semi-infinite
+    constraints, each constraint owning its index set (the columns' family): the base of
+    :class:`DiscretizedMaster` (cvxpy) and :class:`~sipkl.sip.NonlinearMaster` (NumPy),
+    which reads the columns by constraint (:meth:`groups`, :meth:`points`). The program may
+    be solved over no index point (``empty_start``; a convex master is then often
+    unbounded)."""
+
+    empty_start = True
+    #: n, the number of scalar variables of the program (each master sets it)
+    n_variables: int
+
+    def __init__(self, semi_infinite: Sequence[IndexConstraint]):
+        self.semi_infinite = list(semi_infinite)
+        self._owner = {c.T: j for j, c in enumerate(self.semi_infinite)}  # each owns its set
+
+    def signature(self) -> dict:
+        """What identifies the program, which checkpoints record
+        (:func:`~sipkl.core.checkpoint.fingerprint`): each semi-infinite constraint's name and
+        index set (its class and dimension), and the number of variables."""
+        return {"constraints": [[c.name, type(c.T).__name__, c.T.dim]
+                                for c in self.semi_infinite],
+                "variables": self.n_variables}
+
+    def groups(self, columns: Sequence[Column]) -> list[np.ndarray]:
+        """The positions, in ``columns``, of each constraint's index points."""
+        owners = np.array([self._owner[c.family] for c in columns], dtype=int)
+        return [np.flatnonzero(owners == j) for j in range(len(self.semi_infinite))]
+
+    def points(self, columns: Sequence[Column], groups: list[np.ndarray]) -> list[np.ndarray]:
+        """Each constraint's index points (m_j × p_j), at the positions ``groups``."""
+        return [np.array([columns[k].theta for k in g]).reshape(-1, sic.T.dim)
+                for sic, g in zip(self.semi_infinite, groups)]
+
+
+class DiscretizedMaster(IndexPointMaster):
+    """Solves the program over the index points given as columns, in cvxpy.
+
+    The solution hands the engine: ``weights``, the multipliers of the index points (in the
+    columns' order, clipped at 0 against the solver's round-off); ``objective``, the value of
+    the user's objective (maximized for ``cp.Maximize``); ``threshold`` 0 and ``cut_scale``
+    1, because the prices are relative violations (see :mod:`sipkl.sip.pricing.space`); ``price``,
+    one :class:`~sipkl.sip.pricing.space.ConstraintPrice` per constraint with the scale
+
+        s_j = max over t ∈ T_j^(k) ∪ {t_0} of  Σ_terms |term of g_j(x_k, t)|,
+
+    the magnitude of the numbers g_j compares at its index points (t_0 the first of
+    ``T_j.initial_points``, so that a constraint with no point has a scale; 1 when every term
+    is 0). Multiplying g_j by c multiplies s_j by c, rescaling T_j or the objective leaves it
+    unchanged: the engine's cut ``tol·1 + atol`` is then the same rule in any units, where a
+    cut at ``tol·|0|`` would be empty.
+
+    The problem handed to cvxpy is the same rule's twin: it minimizes f/σ_f subject to
+    g_j/s_j ≤ 0, with σ_f (Σ |terms| of f, likewise) and s_j from the previous solve (the
+    first solve of a run is done twice, unscaled for its scales and then in them;
+    :meth:`reset` starts a new run), so that the solver sees the same numbers in any units
+    of f and g. The multipliers are given back in the user's units (dual · σ_f / s_j).
+
+    The two solves of a run's first pair share one problem, in which the scales are cvxpy
+    parameters (f·(1/σ_f), g_j·(1/s_j): DPP), compiled by cvxpy once: the second solve only
+    sets the parameters (cvxpy's compilation is most of a small master's time). Where the
+    user's own parameters make those products non-DPP, each solve builds its problem with
+    constant scales, as every later solve does.
+
+    ``column_prices`` are the relative values g_j(x_k, t)/s_j at the index points.
+
+    ``gap`` is 0: cvxpy reports no duality gap, and the master's optimality is the solver's
+    status (``optimal``; anything else is no certificate). ``model`` (a
+    :class:`DiscretizedModel`) holds the values of every variable, the price, and σ_f at
+    this solution (the scale of the next solve). The problem may be infeasible or
+    unbounded: then the solution is the failed one with that status, which the engine
+    reports as ``master_failed``.
+    """
+
+    #: whether the solves of a run's first pair share one compiled problem (``False``: each
+    #: builds and compiles its own, as every later one does; ``benchmarks/sip_master.py``
+    #: compares the two)
+    reuse_first = True
+
+    def __init__(self, objective, semi_infinite: Sequence[SemiInfiniteConstraint],
+                 constraints=(), solvers: Sequence[str] = DEFAULT_SOLVERS):
+        super().__init__(semi_infinite)
+        self.objective, self.constraints = objective, list(constraints)
+        self.solvers = check_solvers(solvers)
+        # g_j at t_0, the first of T_j.initial_points: a scale where T_j^(k) is empty
+        self._references = [c.expressions(c.T.initial_points(1)) for c in self.semi_infinite]
+        self.variables = cp.Problem(objective, self.constraints + [
+            e <= 0 for exprs in self._references for e in exprs]).variables()
+        self.n_variables = sum(v.size for v in self.variables)
+        # 1/σ_f and 1/s_j in the problem of a run's first pair of solves
+        self._inverse_objective_scale = cp.Parameter(nonneg=True, value=1.0)
+        self._inverse_scales = [cp.Parameter(nonneg=True, value=1.0)
+                                for _ in self.semi_infinite]
+        self.reset()
+
+    def set_values(self, values) -> None:
+        """Give the cvxpy variables (in the order of ``variables``) these values: the user's
+        variables then hold a solution (g's closures read them in pricing)."""
+        for variable, value in zip(self.variables, values):
+            variable.value = value
+
+    def reset(self) -> None:
+        """Forget the scales of the previous solve: the next solve starts a new run."""
+        self._objective_scale, self._scales = None, None
+
+    def get_state(self) -> dict:
+        """The scales the next solve divides by (:class:`~sipkl.core.contracts.Stateful`)."""
+        return {"objective_scale": self._objective_scale,
+                "scales": None if self._scales is None else self._scales.tolist()}
+
+    def set_state(self, state: dict) -> None:
+        """Restore :meth:`get_state`: a ``ValueError`` for scales that are not positive
+        finite numbers, one per semi-infinite constraint (or ``None``, a new run)."""
+        objective_scale, scales = state["objective_scale"], state["scales"]
+        if scales is not None:
+            scales = np.asarray(scales, dtype=float)
+        if not ((objective_scale is None or _positive(objective_scale)) and (
+                scales is None or (scales.shape == (len(self.semi_infinite),)
+                                   and all(map(_positive, scales))))):
+            raise ValueError(f"the master's scales must be positive finite numbers, one per "
+                             f"constraint ({len(self.semi_infinite)}), got {state!r}")
+        self._objective_scale, self._scales = objective_scale, scales
+
+    def solve(self, columns: Sequence[Column], warm_start=None) -> MasterSolution:
+        groups = self.groups(columns)
+        expressions = [sic.expressions(p) if len(p) else [] for sic, p in zip(
+            self.semi_infinite, self.points(columns, groups))]
+        if self._scales is not None:
+            return self._solve(columns, groups, self._build(expressions, False))
+        # a run's first solve: unscaled, for the scales, then again in them
+        self._objective_scale, self._scales = 1.0, np.ones(len(self.semi_infinite))
+        shared = self._build(expressions, True) if self.reuse_first else None
+        if shared is not None and not shared[0].is_dpp():  # the user's parameters in products
+            shared = None
+        first = self._solve(columns, groups, shared or self._build(expressions, False))
+        if first.price is None:
+            return first
+        return self._solve(columns, groups, shared or self._build(expressions, False))
+
+    def _solve(self, columns: Sequence[Column], groups, built) -> MasterSolution:
+        """Solve ``built`` (:meth:`_build`) in the current scales, then take the scales of
+        this solution."""
+        problem, imposed, expressions = built
+        self._inverse_objective_scale.value = 1.0 / self._objective_scale
+        for parameter, scale in zip(self._inverse_scales, self._scales):
+            parameter.value = 1.0 / scale
+        status, attempts = solve_cvxpy(problem, self.solvers)
+        if not status.usable or any(v.value is None for v in self.variables):
+            return MasterSolution.failed(len(columns), status, attempts)
+        weights = np.zeros(len(columns))
+        for group, constraint, scale in zip(groups, imposed, self._scales):
+            if constraint is not None:
+                duals = np.clip(np.ravel(constraint.dual_value), 0.0, None)
+                weights[group] = duals * self._objective_scale / scale
+        price = [ConstraintPrice(sic.x_value(), positive_scale(float(np.max(
+                     sic.magnitudes(list(exprs) + reference)))))
+                 for sic, exprs, reference in zip(self.semi_infinite, expressions,
+                                                  self._references)]
+        relative = np.zeros(len(columns))  # g_j(x_k, t) / s_j at the index points
+        for group, exprs, p in zip(groups, expressions, price):
+            if exprs:
+                relative[group] = np.ravel(cp.hstack(exprs).value) / p.scale
+        solution = MasterSolution(
+            weights=weights, objective=float(problem.value) * self._objective_scale,
+            price=price, threshold=0.0, gap=0.0, status=status, attempts=attempts,
+            model=DiscretizedModel([v.value for v in self.variables], price),
+            column_prices=relative, cut_scale=1.0)
+        self._scales = np.array([p.scale for p in price])
+        self._objective_scale = next_objective_scale(self._objective_scale, positive_scale(
+            float(np.max(magnitude(self.objective.expr, 1)))))
+        solution.model.objective_scale = self._objective_scale
+        return solution
+
+    def _build(self, expressions: list, parametrized: bool):
+        """The cvxpy problem of the master over ``expressions``: f/σ_f subject to
+        g_j/s_j ≤ 0, the scales the current ones (constants), or ``parametrized``: products
+        with the parameters 1/σ_f and 1/s_j (DPP, whose values are set before each solve).
+        Returns the problem, each constraint's imposed constraint (``None`` without an index
+        point) and ``expressions``."""
+        if parametrized:
+            objective = self.objective.expr * self._inverse_objective_scale
+            imposed = [cp.hstack(exprs) * inverse <= 0 if exprs else None
+                       for exprs, inverse in zip(expressions, self._inverse_scales)]
+        else:
+            objective = self.objective.expr / self._objective_scale
+            imposed = [cp.hstack(exprs) / scale <= 0 if exprs else None
+                       for exprs, scale in zip(expressions, self._scales)]
+        problem = cp.Problem(type(self.objective)(objective),
+                             self.constraints + [c for c in imposed if c is not None])
+        return problem, imposed, expressions
+
+
+def _positive(value) -> bool:
+    """Whether ``value`` is a finite number > 0 (not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) \
+        and bool(np.isfinite(value)) and value > 0

@@ -1,0 +1,284 @@
+"""The local reduction phase: the last digits of a semi-infinite program, by Newton steps.
+
+Near a solution x* whose active index points t_i are nondegenerate local maxima of
+t ↦ g(x*, t), the program is locally the finite one (Hettich & Kortanek 1993, §7; Reemtsen &
+Görner 1998, §4)
+
+    min f(x)   s.t.  finite constraints,   φ_i(x) = max_{t near t_i} g(x, t) ≤ 0,
+
+and the exchange method, which imposes g(x, t_i) at fixed points, converges to it only
+linearly where a maximum lies inside T (its position moves with x). Each round here solves
+the user's convex problem with every φ_i replaced by its second-order model at x_k,
+
+    φ_i(x) ≈ g(x, t_i) − ½ v_i(x)ᵀ A_i⁻¹ v_i(x),    v_i(x) = ∇_t g(x, t_i)  (free coordinates),
+
+with t_i the maximizer of g(x_k, ·) near the previous one (projected Newton steps in t),
+A_i = ∇²_tt g(x_k, t_i) negative definite, and v_i affine in x (exact where g is affine in x,
+else linearized at x_k): the maximum over the step d of the quadratic model
+g + v_iᵀd + ½ dᵀA_i d of g(x, t_i + d). The model is exact to second order in x − x_k — the
+term −½ vᵀA⁻¹v carries the coupling ∇²_xt g (∇²_tt g)⁻¹ ∇²_tx g of the reduced Hessian — so
+the rounds converge quadratically (a sequential convex programming form of the Newton /
+SQP step on the reduced problem), and the model's constraint is convex (−A_i⁻¹ is positive
+semidefinite): the user's cvxpy problem stays a DCP one. Coordinates of t_i at a face of the
+box, where the gradient points out of T, stay there (they carry no correction); a maximum
+whose Hessian is not negative definite (degenerate) keeps the plain constraint g(x, t_i).
+
+At the end, every index set is sampled densely at the last x and its maxima refined
+(:class:`~sipkl.sip.pricing.dense.DenseSampleOracle`): the reduced answer is kept only where its
+largest violation found is no larger than the exchange method's cut; else the exchange
+method's answer stands.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Optional
+
+import cvxpy as cp
+import numpy as np
+from cvxpy.transforms import linearize
+
+from ...solvers import Status, solve_cvxpy
+from ..constraints.semi_infinite import FD_STEP
+from ..pricing.dense import DenseSampleOracle, climb, pricing_hessians
+from ..masters.scales import objective_units
+from ..pricing.space import ConstraintPrice, IndexPointPricing
+
+#: Newton rounds at most
+MAX_ROUNDS = 8
+
+#: stop when a round changes the objective by at most this fraction of its scale σ_f (ten
+#: times the solvers' tolerance in the rounds, ``TIGHT``: below it a step is round-off)
+REDUCTION_RTOL = 1e-9
+
+#: a coordinate of t within this fraction of the box's width of a face is on that face
+FACE_RTOL = 1e-9
+
+#: the conic solvers' tolerances in the rounds, tried before their defaults (10⁻⁸, which
+#: would leave the objective accurate to about 10⁻⁸ of its scale, not better)
+TIGHT = {"CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10},
+         "ECOS": {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10}}
+
+#: a model constraint at least −this (in its scaled units) at a round's solution is tight:
+#: its point stays active (the solver may give a tight constraint a zero multiplier)
+TIGHT_RTOL = 1e-8
+
+#: the exchange method's index points this close to a maximizer (relative to the box's
+#: width) are left out of the rounds: their plain constraints would duplicate its model's,
+#: and the solver could split the multiplier between the two
+NEAR_RTOL = 1e-3
+
+#: two maximizers of one constraint this close (relative to the box's width) are one
+SAME_RTOL = 1e-6
+
+#: an index point whose multiplier is above this fraction of its constraint's largest is
+#: active: the reductions climb from it
+ACTIVE_RTOL = 1e-6
+
+
+class Deadline:
+    """The instant ``at`` (``time.perf_counter()``; ``None``: no limit) at which a phase must
+    end, checked by calling it (``True`` once past); ``passed`` keeps the last check's
+    answer: whether the deadline ended the work that checked it."""
+
+    def __init__(self, at: Optional[float] = None):
+        self.at, self.passed = at, False
+
+    @classmethod
+    def after(cls, seconds: Optional[float]) -> "Deadline":
+        """The deadline ``seconds`` from now (``None``: none)."""
+        return cls(None if seconds is None else time.perf_counter() + seconds)
+
+    def remaining(self) -> Optional[float]:
+        """The seconds left (at least 0), or ``None`` without a limit: a ``time_limit``."""
+        return None if self.at is None else max(self.at - time.perf_counter(), 0.0)
+
+    def __call__(self) -> bool:
+        self.passed = self.at is not None and time.perf_counter() >= self.at
+        return self.passed
+
+
+@dataclass
+class ReducedPoint:
+    """One active index point of constraint ``j`` after a round's Newton steps in t: the
+    point, the coordinates free to move (not on a face), and R = Λ^(−1/2) Vᵀ on them, where
+    A = V Λ Vᵀ, so that −A⁻¹ = RᵀR (``None`` where the maximum is degenerate or no
+    coordinate is free)."""
+
+    j: int
+    t: np.ndarray
+    free: np.ndarray
+    root: np.ndarray = None
+
+
+def reduce_locally(master, values, points, multipliers, scales, objective_scale, cut,
+                   solvers, deadline: Deadline):
+    """Run the rounds of the module docstring from the exchange method's answer.
+
+    ``master`` is the :class:`~sipkl.sip.masters.discretized.DiscretizedMaster`; ``values`` the values of
+    its variables, ``points``/``multipliers``/``scales`` per constraint as in
+    :class:`~sipkl.sip.SIPResult`, ``objective_scale`` σ_f, ``cut`` the exchange method's
+    (relative violation). ``deadline`` is checked before each step of a round (the climbs
+    to the maximizers, the solve, the dense check): past it the rounds end
+    (``deadline.passed``), overrunning it by one step at most, and the answer is that of
+    the last round whose check completed. Returns ``None`` where the reduction did not
+    improve on the answer, else a dict: ``values``, ``points``, ``multipliers``,
+    ``objective``, ``max_violation`` (raw units, the largest found on the final check),
+    ``nit``, ``steps`` (|Δf|/σ_f per round), ``converged``, ``attempts``.
+    """
+    oracle = DenseSampleOracle()
+    # each constraint in the units where the solver's feasibility tolerance is one of the
+    # objective: a violation v of g_j moves f by about M_j·v (M_j its total multiplier)
+    units = objective_units(scales, [float(np.sum(m)) for m in multipliers], objective_scale)
+    x_values, objective, steps, attempts = list(values), None, [], []
+    active = [p[active_mask(m)] for p, m in zip(points, multipliers)]
+    converged, done = False, None  # done: the last round whose dense check completed
+    for _ in range(MAX_ROUNDS):
+        if deadline():
+            break
+        master.set_values(x_values)
+        reduced = [r for j, ts in enumerate(active) if len(ts)
+                   for r in _maximizers(master, j, ts, scales[j])]
+        problem, corrected = _model(master, reduced, points, units, objective_scale)
+        if deadline():
+            break
+        status = _solve(problem, solvers, attempts)
+        if status is not Status.OPTIMAL or deadline():
+            break
+        new_objective = float(problem.value) * objective_scale
+        if objective is not None:
+            steps.append(abs(new_objective - objective) / objective_scale)
+        x_values, objective = [v.value for v in master.variables], new_objective
+        duals = np.array([max(float(np.max(c.dual_value)), 0.0) for c in corrected])
+        tight = np.array([float(np.max(c.expr.value)) for c in corrected]) >= -TIGHT_RTOL
+        keep = tight | (duals > 1e-9 * duals.max(initial=0.0))
+        active, relative = checked_points(master.semi_infinite, [
+            ConstraintPrice(sic.x_value(), s) for sic, s in zip(master.semi_infinite, scales)],
+            oracle, [np.array([r.t for r, k in zip(reduced, keep) if r.j == j and k]).reshape(
+                -1, sic.T.dim) for j, sic in enumerate(master.semi_infinite)], cut)
+        done = {"values": x_values, "objective": objective, "reduced": reduced,
+                "duals": duals, "relative": relative, "steps": list(steps)}
+        if steps and steps[-1] <= REDUCTION_RTOL and relative.max() <= cut:
+            converged = True
+            break
+    if done is None or done["relative"].max() > cut:
+        master.set_values(values)
+        return None
+    reduced, duals = done["reduced"], done["duals"]
+    final = [np.array([d * objective_scale / units[j] for r, d in zip(reduced, duals)
+                       if r.j == j]) for j in range(len(scales))]
+    return {"values": done["values"], "points": [np.array([r.t for r in reduced if r.j == j]
+                                                          ).reshape(-1, sic.T.dim)
+                                                 for j, sic in enumerate(master.semi_infinite)],
+            "multipliers": final, "objective": done["objective"],
+            "max_violation": float(np.max(done["relative"] * np.asarray(scales))),
+            "nit": len(done["steps"]) + 1, "steps": done["steps"], "converged": converged,
+            "attempts": attempts}
+
+
+def _solve(problem: cp.Problem, solvers, attempts: list) -> Status:
+    """Solve a round's problem with the ``TIGHT`` tolerances, else the solvers' defaults;
+    only an optimal answer is used (an inaccurate one is an attempt, not a warning)."""
+    for options in (TIGHT, {}):
+        status, tried = solve_cvxpy(problem, solvers, warn=False, **options)
+        attempts += tried
+        if status is Status.OPTIMAL:
+            break
+    return status
+
+
+def checked_points(semi_infinite, prices, oracle, active, cut):
+    """Each constraint's active points with the violators that a dense search at its price
+    (x and scale) finds (relative value above ``cut``; the exchange step within the rounds),
+    and per constraint the largest relative value found."""
+    active, largest = list(active), np.empty(len(active))
+    for j, (sic, price, ts) in enumerate(zip(semi_infinite, prices, active)):
+        where, value = oracle.search(IndexPointPricing(sic, price), ts)
+        largest[j] = value[0]
+        active[j] = np.vstack([ts, where[value > cut]])
+    return active, largest
+
+
+def active_mask(multipliers: np.ndarray) -> np.ndarray:
+    """The index points of one constraint that a reduction climbs from: those whose
+    multiplier exceeds ``ACTIVE_RTOL`` times the constraint's largest."""
+    return multipliers > ACTIVE_RTOL * max(multipliers.max(initial=0.0), 1e-300)
+
+
+def climbed_maxima(constraint, price: ConstraintPrice, starts: np.ndarray) -> np.ndarray:
+    """The distinct local maxima of the scaled g(x, ·) reached by Newton steps in the box
+    from the rows of ``starts`` (all at once; :func:`~sipkl.sip.pricing.dense.climb`), one copy of
+    each to ``SAME_RTOL``: two copies of one constraint would make its multiplier ambiguous."""
+    if not len(starts):
+        return starts
+    kept = []
+    for t in climb(IndexPointPricing(constraint, price), starts).x:
+        if not any(constraint.T.same_columns(k[None], t, SAME_RTOL).any() for k in kept):
+            kept.append(t)
+    return np.array(kept)
+
+
+def _maximizers(master, j: int, ts: np.ndarray, scale: float) -> list[ReducedPoint]:
+    """The distinct local maximizers of g_j(x_k, ·) near the rows of ``ts``
+    (:func:`climbed_maxima`), each with its free coordinates and the root R of −A⁻¹ there
+    (``None`` where A is not negative definite)."""
+    sic = master.semi_infinite[j]
+    price = ConstraintPrice(sic.x_value(), scale)
+    problem = IndexPointPricing(sic, price)
+    hessians = pricing_hessians(problem)
+    lower, upper = problem.lower, problem.upper
+    width = upper - lower
+    points = []
+    for t in climbed_maxima(sic, price, ts):  # a few active points: Hessians one by one
+        free = np.flatnonzero((t - lower > FACE_RTOL * width)
+                              & (upper - t > FACE_RTOL * width))
+        point = ReducedPoint(j, t, free)
+        if len(free):
+            A = hessians(t[None], free)[0] * scale  # raw units: g, not g/s
+            eigenvalues, vectors = np.linalg.eigh(0.5 * (A + A.T))
+            if eigenvalues.max() < -1e-8 * np.abs(eigenvalues).max():
+                point.root = vectors.T / np.sqrt(-eigenvalues)[:, None]
+        points.append(point)
+    return points
+
+
+def _model(master, reduced, points, scales, objective_scale):
+    """The round's convex problem: the user's objective and finite constraints, each
+    constraint's plain g at its index points, and the second-order model at each reduced
+    point (all divided by their scales); returns it and the reduced points' constraints."""
+    imposed = []
+    for j, (sic, ts, scale) in enumerate(zip(master.semi_infinite, points, scales)):
+        near = [r.t for r in reduced if r.j == j]  # each maximizer is imposed by its model
+        if near:
+            ts = ts[~sic.T.same_columns(ts[:, None], np.array(near), NEAR_RTOL).any(axis=1)]
+        if len(ts):
+            imposed += [e / scale <= 0 for e in sic.expressions(ts)]
+    corrected = []
+    for r in reduced:
+        sic, scale = master.semi_infinite[r.j], scales[r.j]
+        value = sic.expressions(r.t[None])[0]
+        value = (value if value.size == 1 else value[0]) / scale
+        if r.root is not None:  # −½ vᵀA⁻¹v = ½ ‖R v‖², R = Λ^(−1/2) Vᵀ, in the scale's units
+            value = value + 0.5 * cp.sum_squares(r.root @ _t_gradient(sic, r)
+                                                 / np.sqrt(scale))
+        corrected.append(cp.reshape(value, (1,), order="F") <= 0)
+    sense = type(master.objective)
+    problem = cp.Problem(sense(master.objective.expr / objective_scale),
+                         master.constraints + imposed + corrected)
+    return problem, corrected
+
+
+def _t_gradient(sic, r: ReducedPoint) -> cp.Expression:
+    """∇_t g(x, t) on the free coordinates at the reduced point, an expression in the
+    variables: central differences with the steps ``FD_STEP`` times the box's width
+    (affine in x where g is; else linearized at the variables' values)."""
+    lower, upper = sic.T.param_bounds()
+    step = FD_STEP * (upper - lower)[r.free]
+    shifts = np.zeros((len(r.free), len(r.t)))
+    shifts[np.arange(len(r.free)), r.free] = step
+    nodes = np.vstack([r.t + shifts, r.t - shifts])
+    exprs = sic.expressions(nodes)
+    values = exprs[0] if len(exprs) == 1 else cp.hstack(exprs)
+    q = len(r.free)
+    gradient = cp.multiply(values[:q] - values[q:], 1.0 / (2.0 * step))
+    return gradient if gradient.is_affine() else linearize(gradient)

@@ -1,0 +1,311 @@
+"""Polytopes {t : A t ≤ b}, and the two that know more of themselves: the simplex and the budget set."""
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+
+from scipy.optimize import nnls
+from .base import ConvexSet, finite_array
+from .geometry import analytic_centre, check_interior, lp_max, nlp_arrays, onto_budget, rounded_up, vertex
+
+
+class Polytope(ConvexSet):
+    """The polytope ``T = {t ∈ R^p : A t ≤ b}`` (m × p, m rows), bounded, with an interior.
+
+    Checked on construction by LPs (HiGHS), twice — in the user's units, then again in the
+    frame of the set's own bounding box, so that the results are the same in any units: the
+    largest inscribed ball (none: the set is empty, an error; its radius below
+    ``INTERIOR_RTOL`` of the box: no interior, an error) and the 2p extremes min/max t_i (the
+    bounding box ``lower``, ``upper``; one without bound is an error). The set's ``centre()``
+    is its analytic centre (the maximizer of Σ log(b − A t): unique, unlike the inscribed
+    ball's, and well inside). ``A`` and ``b`` are kept with the rows of A of unit norm.
+
+    :meth:`support` (the exact pricing of an affine g) is a vertex LP with a proven bound from
+    LP duality; the LPs break ties between optimal vertices by a fixed generic tilt of the
+    objective in the set's frame (``TIE_BREAK``), so that the set in other units gives the
+    same vertices. :meth:`simplex` and :meth:`budget` make the common ones.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sipkl.sip.sets import Polytope
+    >>> T = Polytope.simplex(2)                       # t ≥ 0, t_1 + t_2 ≤ 1
+    >>> np.round(T.lower, 12).tolist(), np.round(T.upper, 12).tolist()
+    ([0.0, 0.0], [1.0, 1.0])
+    >>> t, bound = T.support([1.0, 2.0])              # max t_1 + 2 t_2: the vertex (0, 1)
+    >>> np.round(t, 12).tolist(), round(bound, 12)
+    ([0.0, 1.0], 2.0)
+    >>> T.contains([[0.2, 0.3], [0.8, 0.8]]).tolist()
+    [True, False]
+    """
+
+    def __init__(self, A, b, name: str = None):
+        A = finite_array(A, "A", 2)
+        b = finite_array(b, "b")
+        if len(b) != len(A):
+            raise ValueError(f"Polytope: A has {len(A)} rows but b has {len(b)} entries")
+        norms = np.linalg.norm(A, axis=1)
+        zero = norms == 0
+        if np.any(b[zero] < 0):
+            raise ValueError("Polytope: a row 0·t ≤ b_i with b_i < 0: the set is empty")
+        if zero.all():
+            raise ValueError("Polytope: every row of A is 0: the set is unbounded")
+        self.A, self.b = A[~zero] / norms[~zero, None], b[~zero] / norms[~zero]
+        self.name = name
+        p = A.shape[1]
+        scale = max(float(np.abs(self.b).max()), np.finfo(float).tiny)
+        lower, upper, _, _, _ = self._analyse(np.zeros(p), np.full(p, scale))
+        half = 0.5 * (upper - lower)
+        check_interior("Polytope", float(half.min() / half.max()))
+        mid = 0.5 * (lower + upper)
+        self.lower, self.upper, ball, radius, self._extremes = self._analyse(mid, half)
+        check_interior("Polytope", radius)
+        centre = analytic_centre(self._A_z, self._b_z, (ball - mid) / half)
+        self._set_frame(mid + half * centre, np.diag(0.5 * (self.upper - self.lower)))
+
+    def _analyse(self, mid, half):
+        """In the frame t = mid + half∘z (rows renormalized, kept as the set's own LP data
+        ``_A_z``, ``_b_z``): the bounding box, the inscribed ball's centre and radius (in z)
+        and the extremes, in t; the set's errors."""
+        A_z, b_z = self.A * half, self.b - self.A @ mid
+        norms = np.linalg.norm(A_z, axis=1)
+        self._A_z, self._b_z, self._mid, self._half = A_z / norms[:, None], b_z / norms, mid, half
+        p = len(mid)
+        status, ball, _ = lp_max(np.r_[np.zeros(p), 1.0],
+                                  np.c_[self._A_z, np.ones(len(self._A_z))], self._b_z)
+        if status == 2 or (status == 0 and ball[-1] < 0):
+            raise ValueError("Polytope: the set {t : A t ≤ b} is empty")
+        if status == 3:
+            raise ValueError("Polytope: the set {t : A t ≤ b} is unbounded (it holds balls of "
+                             "any radius)")
+        extremes = np.empty((2 * p, p))
+        for i in range(p):
+            for sign, k in ((1.0, 2 * i), (-1.0, 2 * i + 1)):
+                status, z, _ = vertex(sign * np.eye(p)[i], self._A_z, self._b_z)
+                if status != 0:
+                    raise ValueError(f"Polytope: the set {{t : A t ≤ b}} is unbounded "
+                                     f"({'' if sign > 0 else '−'}t_{i + 1} has no upper bound)")
+                extremes[k] = z
+        extremes = mid + half * extremes
+        upper, lower = extremes[0::2].diagonal().copy(), extremes[1::2].diagonal().copy()
+        return lower, upper, mid + half * ball[:-1], float(ball[-1]), extremes
+
+    @classmethod
+    def simplex(cls, p: int, size: float = 1.0, name: str = None) -> "Simplex":
+        """``{t ∈ R^p : t ≥ 0, Σ t_i ≤ size}`` (the standard simplex, with an interior): a
+        :class:`Simplex`."""
+        return Simplex(p, size, name)
+
+    @classmethod
+    def budget(cls, center, radius, budget: float, name: str = None) -> "Budget":
+        """The budget set ``{t : |t_i − c_i| ≤ r_i, Σ |t_i − c_i| / r_i ≤ Γ}`` (Bertsimas and
+        Sim's uncertainty set): a :class:`Budget`."""
+        return Budget(center, radius, budget, name)
+
+    def contains(self, points, rtol: float = 1e-9) -> np.ndarray:
+        """Whether ``A t ≤ b`` holds for each row, to ``rtol`` of the set's extent."""
+        z = (self.as_points(points) - self._mid) / self._half
+        return np.all(z @ self._A_z.T <= self._b_z + rtol, axis=1)
+
+    def exit(self, directions) -> np.ndarray:
+        d = np.atleast_2d(np.asarray(directions, dtype=float)) / self._half
+        slack = self._b_z - self._A_z @ ((self._centre - self._mid) / self._half)  # > 0
+        rate = d @ self._A_z.T
+        with np.errstate(divide="ignore", invalid="ignore"):
+            steps = np.where(rate > 0, slack / rate, np.inf)
+        return steps.min(axis=1)
+
+    def extremes(self) -> np.ndarray:
+        return self._extremes.copy()
+
+    def support(self, v) -> tuple[np.ndarray, float]:
+        """A vertex maximizing ``vᵀt`` (HiGHS's dual simplex in the set's frame) and the bound
+        of LP duality: with y ≥ 0 the duals (refined by NNLS on the tight rows),
+        ``max vᵀt ≤ vᵀm + bᵀy + ‖w − Aᵀy‖₁`` in the frame (|z| ≤ 1 on the bounding box)."""
+        v = self._direction(v)
+        w = v * self._half  # the objective in the frame t = mid + half∘z
+        size = float(np.abs(w).max())
+        if size == 0:
+            return self.centre(), float(v @ self._mid)
+        status, z, y = vertex(w / size, self._A_z, self._b_z)
+        if status != 0:  # the set's own LP: bounded and feasible by construction
+            raise RuntimeError(f"{self!r}: the support LP failed (HiGHS status {status})")
+        tight = np.flatnonzero(self._A_z @ z >= self._b_z - 1e-9)
+        if len(tight):  # duals exact to round-off on the tight rows
+            refined, _ = nnls(self._A_z[tight].T, w / size)
+            if np.abs(self._A_z[tight].T @ refined - w / size).sum() \
+                    <= np.abs(self._A_z.T @ y - w / size).sum():
+                y = np.zeros(len(self._b_z))
+                y[tight] = refined
+        residual = np.abs(w / size - self._A_z.T @ y).sum() * (1.0 + 1e-9)
+        dual = float(self._b_z @ y)
+        bound = v @ self._mid + size * (dual + residual)
+        t = self._mid + self._half * np.clip(z, -1.0, 1.0)
+        return t, rounded_up(bound, abs(v) @ np.abs(self._mid)
+                              + size * (np.abs(self._b_z) @ y + 1.0))
+
+    def nlp(self) -> dict:
+        return nlp_arrays(self.dim, A_t=self.A, b=self.b)
+
+    def worst_case(self, differences, block):
+        """The LP dual of ``max Δᵀz`` over the polytope in its frame: ``min (b − A c)ᵀy``
+        over ``y ≥ 0`` with ``(A F)ᵀ y = Δ``, rows scaled to unit norm (see
+        :meth:`IndexSet.worst_case`)."""
+        frame = self.frame()
+        delta = differences(frame, block)
+        rows = self.A @ frame
+        slack = self.b - self.A @ self.centre()
+        norms = np.linalg.norm(rows, axis=1)
+        y = cp.Variable(len(rows), nonneg=True)
+        return (slack / norms) @ y, [(rows / norms[:, None]).T @ y == delta]
+
+
+    def __repr__(self):
+        return f"Polytope({len(self.A)} inequalities in R^{self.dim}{self._name()})"
+
+
+class Simplex(Polytope):
+    """The simplex ``{t ∈ R^p : t ≥ 0, Σ t_i ≤ size}`` (made by :meth:`Polytope.simplex`): a
+    :class:`Polytope` that also knows its Euclidean projection (:meth:`project`, a sort),
+    for the local searches of :mod:`sipkl.sip.pricing.search`."""
+
+    def __init__(self, p: int, size: float = 1.0, name: str = None):
+        if not (isinstance(p, (int, np.integer)) and p >= 1):
+            raise ValueError(f"simplex: p must be an integer ≥ 1, got {p!r}")
+        if not (isinstance(size, (int, float, np.number)) and np.isfinite(size) and size > 0):
+            raise ValueError(f"simplex: size must be a finite number > 0, got {size!r}")
+        self.size = float(size)
+        super().__init__(np.vstack([-np.eye(p), np.ones((1, p))]), np.r_[np.zeros(p), size],
+                         name)
+
+    def project(self, points) -> np.ndarray:
+        """The Euclidean projections of the rows of ``points`` onto the simplex: the positive
+        part where its sum is at most ``size``, else the projection onto the face Σ = size
+        (Held, Wolfe and Crowder's sort: ``max(t − τ, 0)`` with the τ that fits)."""
+        t = np.atleast_2d(np.asarray(points, dtype=float))
+        out = np.maximum(t, 0.0)
+        over = out.sum(axis=1) > self.size
+        if over.any():
+            s = -np.sort(-t[over], axis=1)
+            cumulative = np.cumsum(s, axis=1) - self.size
+            k = np.arange(1, t.shape[1] + 1)
+            count = np.sum(s - cumulative / k > 0, axis=1)
+            tau = cumulative[np.arange(len(s)), count - 1] / count
+            out[over] = np.maximum(t[over] - tau[:, None], 0.0)
+        return out
+
+    def projector(self):
+        """The unit simplex in the frame ``size·I`` (see :meth:`IndexSet.projector`)."""
+        return (np.zeros(self.dim), self.size * np.eye(self.dim),
+                lambda z: self.project(self.size * z) / self.size)
+
+
+    def __repr__(self):
+        return f"Polytope.simplex({self.dim}, size={self.size:g}{self._name()})"
+
+
+class Budget(Polytope):
+    """The budget set ``{t : |t_i − c_i| ≤ r_i, Σ |t_i − c_i| / r_i ≤ Γ}`` (Bertsimas and Sim,
+    "The price of robustness", 2004): at most Γ coordinates at their extremes. Made by
+    :meth:`Polytope.budget`.
+
+    A polytope with 2^p facets: every operation here is in closed form instead (membership,
+    the exit of a ray, the support function: the ⌊Γ⌋ largest |v_i|·r_i and a fraction Γ −
+    ⌊Γ⌋ of the next), and its LP description (:meth:`nlp`, and the robust counterpart of
+    :mod:`sipkl.sip.robust`) lifts it with w ≥ |t − c|/r: ``w ≤ 1``, ``Σ w ≤ Γ``.
+
+    Examples
+    --------
+    >>> from sipkl.sip.sets import Polytope
+    >>> T = Polytope.budget([0.0, 0.0, 0.0], [1.0, 1.0, 1.0], 1.5)
+    >>> t, bound = T.support([3.0, -2.0, 1.0])        # 3·1 + 2·0.5: t = (1, −0.5, 0)
+    >>> t.tolist(), round(bound, 12)
+    ([1.0, -0.5, 0.0], 4.0)
+    """
+
+    def __init__(self, center, radius, budget: float, name: str = None):
+        self.center = finite_array(center, "center")
+        radius = np.broadcast_to(finite_array(radius, "radius"), self.center.shape) \
+            if np.size(radius) in (1, len(self.center)) else None
+        if radius is None:
+            raise ValueError(f"budget: radius must be one number or {len(self.center)}, got "
+                             f"{np.size(radius)}")
+        if np.any(radius <= 0):
+            raise ValueError(f"budget: radius must be > 0, got {radius.tolist()}")
+        if not (isinstance(budget, (int, float, np.number)) and np.isfinite(budget)):
+            raise ValueError(f"budget: Γ must be a finite number, got {budget!r}")
+        if budget <= 0:
+            raise ValueError(f"budget: Γ = {budget} leaves a set without interior (Γ > 0)")
+        self.radius, self.budget, self.name = radius.astype(float), float(budget), name
+        reach = self.radius * min(1.0, self.budget)
+        self.lower, self.upper = self.center - reach, self.center + reach
+        self._set_frame(self.center, np.diag(reach))
+
+    def _scaled(self, points) -> np.ndarray:
+        return (self.as_points(points) - self.center) / self.radius
+
+    def contains(self, points, rtol: float = 1e-9) -> np.ndarray:
+        z = np.abs(self._scaled(points))
+        return np.all(z <= 1.0 + rtol, axis=1) & (z.sum(axis=1) <= self.budget * (1.0 + rtol))
+
+    def exit(self, directions) -> np.ndarray:
+        z = np.abs(np.atleast_2d(np.asarray(directions, dtype=float)) / self.radius)
+        gauge = np.maximum(z.max(axis=1), z.sum(axis=1) / self.budget)
+        with np.errstate(divide="ignore"):
+            return np.where(gauge > 0, 1.0 / gauge, np.inf)
+
+    def extremes(self) -> np.ndarray:
+        reach = self.radius * min(1.0, self.budget)
+        p = self.dim
+        points = np.repeat(self.center[None], 2 * p, axis=0)
+        points[2 * np.arange(p), np.arange(p)] += reach
+        points[2 * np.arange(p) + 1, np.arange(p)] -= reach
+        return points
+
+    def support(self, v) -> tuple[np.ndarray, float]:
+        v = self._direction(v)
+        weight = np.abs(v) * self.radius
+        order = np.argsort(-weight, kind="stable")
+        z = np.zeros(self.dim)
+        whole = min(int(np.floor(self.budget)), self.dim)
+        z[order[:whole]] = 1.0
+        if whole < self.dim:
+            z[order[whole]] = self.budget - whole
+        t = self.center + self.radius * np.sign(v) * z
+        return t, rounded_up(float(v @ self.center + weight @ z),
+                              float(np.abs(v) @ np.abs(self.center) + weight.sum()))
+
+    def nlp(self) -> dict:
+        """Lifted by w ≥ |t − c|/r (p auxiliary variables): ``±(t − c)/r − w ≤ 0``,
+        ``w ≤ 1``, ``Σ w ≤ Γ``."""
+        p = self.dim
+        inverse = np.diag(1.0 / self.radius)
+        A_t = np.vstack([inverse, -inverse, np.zeros((p + 1, p))])
+        A_w = np.vstack([-np.eye(p), -np.eye(p), np.eye(p), np.ones((1, p))])
+        b = np.r_[self.center / self.radius, -self.center / self.radius, np.ones(p),
+                  self.budget]
+        return nlp_arrays(p, p, A_t, A_w, b)
+
+    @property
+    def A(self):
+        raise AttributeError("a Budget set has 2^p facets and no stored A: see its nlp()")
+
+    def projector(self):
+        """``{|z_i| ≤ 1, Σ|z_i| ≤ Γ}`` in the frame of the radii (see
+        :meth:`IndexSet.projector`)."""
+        return self.center, np.diag(self.radius), lambda z: onto_budget(z, self.budget)
+
+    def lift(self, t: np.ndarray) -> np.ndarray:
+        """The feasible auxiliary variables ``|t − c| / r`` of :meth:`nlp`."""
+        return np.abs(t - self.center) / self.radius
+
+    def worst_case(self, differences, block):
+        """``Γ λ + Σ μ_i`` with ``λ + μ_i ≥ |Δ_i|``, λ, μ ≥ 0: the dual of ``max Δᵀz`` over
+        the budget set in the frame of the radii (see :meth:`IndexSet.worst_case`)."""
+        delta = differences(np.diag(self.radius), block)
+        lam, mu = cp.Variable(nonneg=True), cp.Variable(self.dim, nonneg=True)
+        return self.budget * lam + cp.sum(mu), [lam + mu >= cp.abs(delta)]
+
+
+    def __repr__(self):
+        return f"Polytope.budget(Γ={self.budget:g} in R^{self.dim}{self._name()})"
