@@ -23,13 +23,13 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import check_is_fitted
 
+from .core import checkpoint
 from .core.contracts import Column
-from .utils.documents import atomic_write, check_document, document, read_json, write_json_atomic
 from .kernel_learning.expansion import KernelExpansion, LandmarkExpansion
 from .kernel_learning.families import KernelFamily, LearnedKernel
-from .core import checkpoint
 from .kernel_learning.families.base import column_to_dict, family_to_dict, json_value  # noqa: F401 (re-export)
 from .kernel_learning.names import ESTIMATORS, FAMILIES
+from .utils.documents import atomic_write, check_document, document, read_json, write_json_atomic
 
 #: version of ``sipkl.model`` documents: 3 names its array file (named by its content) and
 #: carries the SHA-256 of its own content; 2 may carry a standardization (a reader of version

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .lazy_gram import LazyGram, combined_gram
 from ..utils.threads import ordered_map
+from .lazy_gram import LazyGram, combined_gram
 
 
 class GramStorage(Sequence):

@@ -26,8 +26,8 @@ import numpy as np
 
 from ..utils.blas import axpy
 from ..utils.config import budget
-from .exponential import row_blocks
 from ..utils.threads import n_threads, ordered_map, per_task
+from .exponential import row_blocks
 
 
 class GramFamily(Protocol):

@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..utils.blas import spmv
+from ..utils.threads import n_threads, ordered_map
 from .gram_storage import GramStorage
 from .lazy_gram import combined_gram
-from ..utils.threads import n_threads, ordered_map
 
 
 class PackedGrams(GramStorage):

@@ -17,8 +17,8 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .contracts import Column, ColumnSpace, Signed
 from ..utils.documents import check_document, document, read_json, write_json_atomic
+from .contracts import Column, ColumnSpace, Signed
 
 SCHEMA = "sipkl.checkpoint"
 VERSION = 3

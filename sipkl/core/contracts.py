@@ -28,8 +28,8 @@ from typing import Generic, Optional, Protocol, Sequence, TypeVar, runtime_check
 
 import numpy as np
 
-from .run_status import SUCCESS, RunStatus
 from ..solvers.status import SOLVER_FAILURES, Attempt, SolverError, Status
+from .run_status import SUCCESS, RunStatus
 
 __all__ = ["Attempt", "Column", "ColumnFamily", "ColumnSpace", "Master", "MasterSolution",
            "MasterBase", "Oracle", "OracleBase", "OracleResult", "PricingProblem",

@@ -21,8 +21,8 @@ from ..solvers import Attempt, Status
 from ..solvers.dc import MAX_DIM, maximize_exp_sum
 
 from ..core.contracts import OracleBase, OracleResult, PricingRound
-from .families.base import ExponentialSum
 from ..core.selection import best_distinct
+from .families.base import ExponentialSum
 
 #: statuses of the branch and bound, best first (the round reports its worst)
 _RANK = (Status.OPTIMAL, Status.OPTIMAL_INACCURATE, Status.ITERATION_LIMIT)

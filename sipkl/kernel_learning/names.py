@@ -14,13 +14,13 @@ building it from the name alone is a ``ValueError`` that says which arguments it
 from __future__ import annotations
 
 from ..core.contracts import Oracle
+from ..pricing import GridOracle, MultiStartOracle, OracleChain
+from .dc_oracle import DCGaussianOracle
 from .families import (Dirichlet, GaussianARD, GaussianIso, GaussianSeparate, KernelFamily,
                        KernelUnion, Laplacian, LinearPerFeature, Polynomial, Precomputed)
 from .masters import (AlignfMaster, FSAMMaster, GreedySquareLossMaster, HingeMKLLpNorm,
                       HingeMKLNewton, HingeMKLQCQP, NonlinearKRRMaster, PairwiseAlignmentMaster,
                       UniformMaster)
-from .dc_oracle import DCGaussianOracle
-from ..pricing import GridOracle, MultiStartOracle, OracleChain
 
 FAMILIES = {"gaussian_iso": GaussianIso, "gaussian_separate": GaussianSeparate,
             "gaussian_ard": GaussianARD, "dirichlet": Dirichlet, "polynomial": Polynomial,

@@ -44,15 +44,15 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import solve_triangular
 
-from ..utils.config import budget
-from ..core.contracts import Column
-from .families.base import KernelFamily
-from .families.gaussian import GaussianARD, GaussianIso
 from ..compute.arrays import NumpyArrays, array_backend
 from ..compute.features import JITTER, FeatureGram, landmark_factor, stacked_gaussian
 from ..compute.lazy_gram import LazyGram
-from .price_matrix import PriceMatrix
+from ..core.contracts import Column
+from ..utils.config import budget
 from ..utils.threads import one_blas_thread, ordered_map
+from .families.base import KernelFamily
+from .families.gaussian import GaussianARD, GaussianIso
+from .price_matrix import PriceMatrix
 from .space import KernelPricingProblem, KernelSpace
 
 

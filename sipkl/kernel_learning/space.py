@@ -6,15 +6,15 @@ from functools import partial
 
 import numpy as np
 
-from ..utils.cache import Cache
-from ..utils.config import budget
-from ..core.contracts import Column, PricingProblemBase, SecondOrderRegularizer
-from .families.base import KernelFamily, column_to_dict, family_to_dict
 from ..compute.exponential import SecondOrderPricer
 from ..compute.gram_storage import GramStorage, gram_storage
 from ..compute.lazy_gram import LazyGram
-from .price_matrix import PriceMatrix
+from ..core.contracts import Column, PricingProblemBase, SecondOrderRegularizer
+from ..utils.cache import Cache
+from ..utils.config import budget
 from ..utils.threads import one_blas_thread
+from .families.base import KernelFamily, column_to_dict, family_to_dict
+from .price_matrix import PriceMatrix
 
 
 class KernelSpace:

@@ -11,8 +11,8 @@ import numpy as np
 from ..solvers import Status, ascend_box, maximize_box, newton_box
 
 from ..core.contracts import OracleBase, OracleResult, PricingRound
-from ..utils.threads import one_blas_thread
 from ..core.selection import best_distinct
+from ..utils.threads import one_blas_thread
 
 #: held around the polishes of stage (3): IPOPT (with MUMPS, not thread-safe in every build)
 #: and SciPy's L-BFGS-B, by the searches of several threads at once (one-vs-rest problems

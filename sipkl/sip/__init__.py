@@ -5,20 +5,20 @@
 See :class:`SemiInfiniteProgram` and the tutorial "Your first semi-infinite program";
 smooth programs that are not convex, written in NumPy: :class:`NonlinearSemiInfiniteProgram`.
 """
+from .constraints.nonlinear import FiniteConstraint, NonlinearConstraint
 from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
-from .sets.ellipsoids import Ball, Ellipsoid
+from .masters.discretized import DiscretizedMaster
+from .masters.nonlinear import NonlinearMaster
+from .nonlinear_program import NonlinearSemiInfiniteProgram
+from .pricing.lipschitz import LipschitzOracle
+from .pricing.sets import AffineOracle, SetSearchOracle
+from .program import SemiInfiniteProgram, SIPResult
+from .robust import robust_counterpart, robust_program
 from .sets.box import Box, FiniteSet
+from .sets.ellipsoids import Ball, Ellipsoid
 from .sets.intersection import Intersection
 from .sets.polytopes import Polytope
 from .sets.product import Product
-from .pricing.lipschitz import LipschitzOracle
-from .masters.discretized import DiscretizedMaster
-from .constraints.nonlinear import FiniteConstraint, NonlinearConstraint
-from .masters.nonlinear import NonlinearMaster
-from .nonlinear_program import NonlinearSemiInfiniteProgram
-from .program import SemiInfiniteProgram, SIPResult
-from .robust import robust_counterpart, robust_program
-from .pricing.sets import AffineOracle, SetSearchOracle
 from .sets.smooth import SmoothSet
 
 __all__ = ["AffineOracle", "Ball", "Box", "DiscretizedMaster", "Ellipsoid", "FiniteConstraint",

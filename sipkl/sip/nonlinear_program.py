@@ -32,17 +32,17 @@ from ..core.contracts import Column, MasterSolution
 from ..core.engine import default_seed
 from ..core.run_status import RunStatus
 from ..solvers.nlp import ALL_METHODS, METHODS
-from .constraints.semi_infinite import IndexConstraint, checked_callable
-from .sets.box import Box
-from .sets.base import finite_array
+from ..utils.validation import finite_array
 from .constraints.nonlinear import FiniteConstraint, NonlinearConstraint
+from .constraints.semi_infinite import IndexConstraint, checked_callable
 from .masters.nonlinear import NonlinearMaster
 from .phases.nonlinear_reduction import reduce_nonlinear
 from .phases.reduction import Deadline
-from .program import ProgramBase, SIPResult
 from .phases.saddle import negative_curvature
 from .pricing.dense import DenseSampleOracle
 from .pricing.space import IndexPointSpace
+from .program import ProgramBase, SIPResult
+from .sets.box import Box
 
 #: restarts from saddle points at most (``solve(second_order=True)``)
 ESCAPES = 3

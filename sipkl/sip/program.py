@@ -29,22 +29,22 @@ from scipy.optimize import OptimizeResult
 
 from ..core.contracts import Column, Oracle
 from ..core.engine import ColumnGeneration
-from ..pricing import GridOracle, MultiStartOracle
 from ..core.run_status import RunStatus
+from ..pricing import GridOracle, MultiStartOracle
 from ..solvers import Status
 from ..solvers.cvx import DEFAULT_SOLVERS, check_solvers
 from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
-from .phases.feasible_point import restricted_feasible_point
 from .masters.diagnosis import infeasible_parts, unbounded_direction
-from .masters.drop_rule import DropAfterIncrease
-from .pricing.lipschitz import LipschitzOracle
 from .masters.discretized import DiscretizedMaster
+from .masters.drop_rule import DropAfterIncrease
+from .phases.feasible_point import restricted_feasible_point
 from .phases.reduction import Deadline, reduce_locally
-from .sets.base import ConvexSet
 from .pricing.dense import DenseSampleOracle
+from .pricing.lipschitz import LipschitzOracle
 from .pricing.sets import AffineOracle, SetSearchOracle
 from .pricing.space import ConstraintPrice, IndexPointSpace
 from .pricing.verification import verify
+from .sets.base import ConvexSet
 
 #: points of the grid that ``oracle="grid"`` prices (about; a tensor grid, see ``Box.grid``)
 GRID_SIZE = 1001

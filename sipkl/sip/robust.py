@@ -43,10 +43,10 @@ import cvxpy as cp
 import numpy as np
 
 from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
-from .sets.box import Box
-from .sets.base import ConvexSet
-from .sets.geometry import chord_gaps, chords
 from .pricing.sets import AFFINE_RTOL
+from .sets.base import ConvexSet
+from .sets.box import Box
+from .sets.geometry import chord_gaps, chords
 
 #: chords of T and draws of the variables at which g's affinity in t is checked
 AFFINE_CHORDS, AFFINE_DRAWS = 8, 3

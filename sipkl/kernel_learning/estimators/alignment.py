@@ -14,17 +14,17 @@ import numpy as np
 from scipy.linalg import solve
 from sklearn.utils.validation import validate_data
 
-from ...utils.sklearn_api import StrOptions, fit_context
 from ...core.contracts import Column
+from ...pricing import GridOracle
+from ...utils.sklearn_api import StrOptions, fit_context
 from ..expansion import KernelExpansion
 from ..families import LearnedKernel
 from ..masters.alignment import Shrinkage
-from ...pricing import GridOracle
 from ..names import MASTERS, make_family, make_oracle, register_estimator
+from ..space import KernelSpace
 from .base import (ENGINE_CONSTRAINTS, NON_NEGATIVE, POSITIVE, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, ExpansionRegressorMixin, check_classes, one_vs_rest,
                    store_runs, svc_expansions, unchanged_on_error, with_fit_threads)
-from ..space import KernelSpace
 
 
 def dictionary(family, X, oracle) -> list[Column]:

@@ -31,14 +31,14 @@ from sklearn.svm import SVC
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ...utils.sklearn_api import HasMethods, Interval, StrOptions
 from ...core.contracts import Column
+from ...core.contracts import proves_bound
 from ...core.engine import ColumnGeneration
+from ...utils.sklearn_api import HasMethods, Interval, StrOptions
+from ...utils.threads import effective_n_jobs, map_tasks, shared_interrupt, thread_pool
 from ..expansion import KernelExpansion
 from ..families import KernelFamily, LearnedKernel
-from ...core.contracts import proves_bound
 from ..names import FAMILIES, ORACLES
-from ...utils.threads import effective_n_jobs, map_tasks, shared_interrupt, thread_pool
 
 #: a positive finite number
 POSITIVE = Interval(Real, 0, np.inf, closed="neither")

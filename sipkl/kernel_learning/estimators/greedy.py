@@ -6,16 +6,16 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from ...utils.sklearn_api import fit_context
 from ...core.engine import default_seed
+from ...utils.sklearn_api import fit_context
 from ..expansion import KernelExpansion
 from ..families import LearnedKernel
 from ..masters.greedy import GreedySquareLossMaster
 from ..names import make_family, make_oracle, register_estimator
+from ..space import KernelSpace
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, ExpansionRegressorMixin, check_classes, one_vs_rest,
                    starting_columns, store_runs, unchanged_on_error)
-from ..space import KernelSpace
 
 
 class GreedySquareLossEstimator(ColumnGenerationEstimator):

@@ -6,17 +6,17 @@ from numbers import Real
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from ...utils.sklearn_api import Interval, StrOptions, fit_context
+from ...core.contracts import proves_bound
 from ...core.engine import default_seed
+from ...utils.sklearn_api import Interval, StrOptions, fit_context
 from ..expansion import KernelExpansion, LandmarkExpansion
 from ..families import LearnedKernel
-from ..nystrom import NystromSpace, check_nystrom_family, exact_kernel_gap
-from ...core.contracts import proves_bound
 from ..names import MASTERS, make_family, make_oracle, register_estimator
+from ..nystrom import NystromSpace, check_nystrom_family, exact_kernel_gap
+from ..space import KernelSpace
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, check_classes, initial_column, one_vs_rest,
                    resolve_obj_tol, store_runs, unchanged_on_error)
-from ..space import KernelSpace
 
 
 @register_estimator

@@ -13,10 +13,10 @@ from ..expansion import KernelExpansion
 from ..families import LearnedKernel, LinearPerFeature
 from ..masters.nonlinear import NORMS, NonlinearKRRMaster
 from ..names import make_family, make_oracle, register_estimator
+from ..space import KernelSpace
 from .base import (ENGINE_CONSTRAINTS, NON_NEGATIVE, POSITIVE, POSITIVE_INT,
                    ColumnGenerationEstimator, ExpansionRegressorMixin, starting_columns,
                    store_runs, unchanged_on_error, with_fit_threads)
-from ..space import KernelSpace
 
 
 @register_estimator

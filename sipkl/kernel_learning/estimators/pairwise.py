@@ -10,10 +10,10 @@ from ...utils.sklearn_api import fit_context
 from ..families import LearnedKernel
 from ..masters.pairwise import PairwiseAlignmentMaster, refine_parameters
 from ..names import make_family, make_oracle, register_estimator
+from ..space import KernelSpace
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, check_classes, one_vs_rest, starting_columns,
                    store_runs, svc_expansions, unchanged_on_error, with_fit_threads)
-from ..space import KernelSpace
 
 
 @register_estimator

@@ -15,6 +15,8 @@ from typing import Callable, Protocol, runtime_checkable
 
 import numpy as np
 
+from ...utils.validation import check_bounds
+
 
 
 @runtime_checkable
@@ -28,22 +30,6 @@ class ExponentialSum(Protocol):
     ``np.triu_indices``, one column per scale."""
 
     def exp_sum_exponents(self, geometry) -> np.ndarray: ...
-
-
-def check_bounds(bounds, name: str = "bounds", nonnegative: bool = True) -> tuple[float, float]:
-    """Validate a ``(lower, upper)`` pair of finite floats with lower < upper."""
-    try:
-        lo, hi = (float(b) for b in bounds)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a pair (lower, upper) of numbers, "
-                        f"got {bounds!r}") from None
-    if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise ValueError(f"{name} must be finite, got {bounds!r}")
-    if lo >= hi:
-        raise ValueError(f"{name}: lower bound {lo} must be smaller than upper bound {hi}")
-    if nonnegative and lo < 0:
-        raise ValueError(f"{name}: parameters of this family are non-negative, got lower={lo}")
-    return lo, hi
 
 
 class KernelFamily:

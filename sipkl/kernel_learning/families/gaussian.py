@@ -22,12 +22,13 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ...utils.config import budget
-from .base import KernelFamily, OneParameterFamily, check_bounds
 from ...compute.exponential import (PairExponential, PointExponential, PointPairExponential,
                                     VaryingCoordinates, gaussian_gram, pair_squared_differences,
                                     row_blocks, squared_distances, upper_from_row_blocks,
                                     upper_triangle)
+from ...utils.config import budget
+from ...utils.validation import check_bounds
+from .base import KernelFamily, OneParameterFamily
 
 #: scales (s · median squared distance) of the deterministic starting spread
 _SPREAD = np.array([1.0, 0.25, 4.0, 0.0625, 16.0])

@@ -14,8 +14,8 @@ import warnings
 
 import numpy as np
 
-from .base import KernelFamily, OneParameterFamily
 from ...compute.exponential import squared_distances
+from .base import KernelFamily, OneParameterFamily
 from .gaussian import median_sqdist
 
 

@@ -42,9 +42,9 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from ...solvers import Attempt, Status
 
 from ...core.contracts import MasterBase, MasterSolution
-from ..price_matrix import PriceMatrix
 from ...utils.threads import one_blas_thread
 from ...utils.validation import check_positive, check_targets
+from ..price_matrix import PriceMatrix
 from .common import simplex_start
 from .models import SquareLossModel
 

@@ -28,17 +28,17 @@ from scipy.linalg import LinAlgError, cho_factor
 from scipy.linalg.lapack import dpocon
 from scipy.optimize import OptimizeResult, brentq
 
-from ...utils.config import budget
-from ...core.contracts import MasterBase, MasterSolution
 from ...compute.gram_storage import gram_storage
 from ...compute.packed_gram import PackedGrams
+from ...core.contracts import MasterBase, MasterSolution
 from ...solvers import (SV_RTOL, Attempt, Status, SVMSolution, free_support_vectors,
                         minimize_simplex_qp, solve_bordered, solve_cvxpy, solve_svm_dual,
                         svm_on_sets_of)
 from ...solvers.cvx import DEFAULT_SOLVERS, check_solvers
-from ..price_matrix import PriceMatrix
+from ...utils.config import budget
 from ...utils.threads import one_blas_thread
 from ...utils.validation import check_labels, check_positive
+from ..price_matrix import PriceMatrix
 from .common import CVXPY_LOCK, SVM_LOCK, simplex_start
 from .models import HingeModel
 from .working_set import svm_on_working_set

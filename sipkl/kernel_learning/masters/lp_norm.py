@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...compute.gram_storage import gram_storage
 from ...core.contracts import MasterBase, MasterSolution
-from ..price_matrix import PriceMatrix
 from ...solvers import Attempt, Status
 from ...utils.threads import one_blas_thread
-from ...compute.gram_storage import gram_storage
 from ...utils.validation import check_labels, check_positive
+from ..price_matrix import PriceMatrix
 from .hinge import combined_svm
 from .models import HingeModel
 

@@ -71,8 +71,8 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve
 from ...solvers import Attempt, Status
 
 from ...core.contracts import MasterBase, MasterSolution
-from ..price_matrix import PriceMatrix
 from ...utils.validation import check_positive, check_targets
+from ..price_matrix import PriceMatrix
 from .models import NKRRModel
 
 NORMS = ("l1", "l2")

@@ -39,11 +39,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...utils.config import budget
 from ...compute.lazy_gram import LazyGram, add_scaled, combined_gram, restrict
 from ...solvers import (Attempt, SolverError, Status, SVMSolution, solve_svm_dual, svm_on_sets_of,
                         violating_pair)
 from ...solvers.svm_features import LowRankGram, svm_on_features
+from ...utils.config import budget
 from .common import SVM_LOCK
 
 

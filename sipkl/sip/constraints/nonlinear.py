@@ -14,9 +14,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .semi_infinite import IndexConstraint, checked_callable, checked_name
-from .derivatives import derivative, measured_differences
 from ..sets.base import IndexSet
+from .derivatives import derivative, measured_differences
+from .semi_infinite import IndexConstraint, checked_callable, checked_name
 
 
 class FiniteConstraint:

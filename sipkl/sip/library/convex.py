@@ -56,8 +56,8 @@ import numpy as np
 from scipy.special import roots_jacobi
 
 from ..constraints.semi_infinite import SemiInfiniteConstraint
-from ..sets.box import Box
 from ..program import SemiInfiniteProgram
+from ..sets.box import Box
 
 __all__ = ["IndexedConstraint", "LiteratureProblem", "PROBLEMS", "get_problem", "upper_quadrature"]
 

@@ -48,9 +48,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..sets.box import Box
 from ..constraints.nonlinear import NonlinearConstraint
 from ..nonlinear_program import NonlinearSemiInfiniteProgram
+from ..sets.box import Box
 
 __all__ = ["NONLINEAR_PROBLEMS", "NONLINEAR_PROBLEMS_2D", "NonlinearProblem", "SemiInfinite"]
 

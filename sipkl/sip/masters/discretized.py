@@ -21,8 +21,8 @@ from ...core.contracts import Column, MasterBase, MasterSolution
 from ...solvers import solve_cvxpy
 from ...solvers.cvx import DEFAULT_SOLVERS, check_solvers
 from ..constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint, magnitude
-from .scales import next_objective_scale, positive_scale
 from ..pricing.space import ConstraintPrice
+from .scales import next_objective_scale, positive_scale
 
 
 @dataclass

@@ -23,13 +23,13 @@ import numpy as np
 
 from ...core.contracts import Column, MasterSolution
 from ...solvers.nlp import METHODS, NLPAnswer, active_multipliers, minimize_nlp
-from ..constraints.semi_infinite import NonFiniteValue
 from ..constraints.derivatives import derivative, measured_differences
-from .discretized import IndexPointMaster
 from ..constraints.nonlinear import FiniteConstraint, NonlinearConstraint
-from .scales import implied_objective_scale, next_objective_scale, objective_units, positive_scale
+from ..constraints.semi_infinite import NonFiniteValue
 from ..pricing.dense import climb
 from ..pricing.space import ConstraintPrice, IndexPointPricing
+from .discretized import IndexPointMaster
+from .scales import implied_objective_scale, next_objective_scale, objective_units, positive_scale
 
 
 class ScaledProgram:

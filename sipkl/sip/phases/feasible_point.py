@@ -26,8 +26,8 @@ import numpy as np
 
 from ...solvers import Status, solve_cvxpy
 from ..pricing.lipschitz import LipschitzOracle
-from .reduction import Deadline
 from ..pricing.space import ConstraintPrice, IndexPointPricing
+from .reduction import Deadline
 
 #: restricted programs solved at most
 MAX_ROUNDS = 20

@@ -41,10 +41,10 @@ import numpy as np
 from ...solvers import Status
 from ...solvers.nlp import active_multipliers, minimize_nlp
 from ..masters.nonlinear import ScaledProgram
-from .reduction import MAX_ROUNDS, NEAR_RTOL, Deadline, active_mask, checked_points, climbed_maxima
-from ..pricing.dense import DenseSampleOracle
 from ..masters.scales import objective_units
+from ..pricing.dense import DenseSampleOracle
 from ..pricing.space import ConstraintPrice
+from .reduction import MAX_ROUNDS, NEAR_RTOL, Deadline, active_mask, checked_points, climbed_maxima
 
 #: the back-ends' iteration limit in a solve (it starts near a solution: where the reduced
 #: problem is well posed IPOPT needs tens of iterations; a solve that reaches the limit is

@@ -40,8 +40,8 @@ from cvxpy.transforms import linearize
 
 from ...solvers import Status, solve_cvxpy
 from ..constraints.semi_infinite import FD_STEP
-from ..pricing.dense import DenseSampleOracle, climb, pricing_hessians
 from ..masters.scales import objective_units
+from ..pricing.dense import DenseSampleOracle, climb, pricing_hessians
 from ..pricing.space import ConstraintPrice, IndexPointPricing
 
 #: Newton rounds at most

@@ -25,9 +25,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..masters.nonlinear import ScaledProgram
-from .reduction import active_mask
 from ..pricing.dense import climb
 from ..pricing.space import ConstraintPrice, IndexPointPricing
+from .reduction import active_mask
 
 #: the relative step of the central differences of ∇L (of the variables' sizes D)
 HESSIAN_RSTEP = 1e-5

@@ -35,8 +35,8 @@ import numpy as np
 from ...core.contracts import OracleBase, OracleResult, PricingRound
 from ...core.selection import best_distinct
 from ...solvers import Status
-from ..sets.box import Box
 from ..sets.base import ConvexSet
+from ..sets.box import Box
 from ..sets.geometry import spread_points
 from .dense import DenseSampleOracle
 from .search import affordable_starts, refine_in_set

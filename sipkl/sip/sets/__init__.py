@@ -9,7 +9,7 @@ module each: :mod:`~sipkl.sip.sets.polytopes`, :mod:`~sipkl.sip.sets.ellipsoids`
 functions and describe themselves as smooth inequalities; :mod:`~sipkl.sip.sets.geometry` is
 what they share.
 """
-from .base import ConvexSet, IndexSet, finite_array
+from .base import ConvexSet, IndexSet
 from .box import Box, FiniteSet
 from .ellipsoids import Ball, Ellipsoid
 from .intersection import Intersection
@@ -18,5 +18,4 @@ from .product import Product
 from .smooth import SmoothSet, smooth_intersection
 
 __all__ = ["Ball", "Box", "Budget", "ConvexSet", "Ellipsoid", "FiniteSet", "IndexSet",
-           "Intersection", "Polytope", "Product", "Simplex", "SmoothSet", "finite_array",
-           "smooth_intersection"]
+           "Intersection", "Polytope", "Product", "Simplex", "SmoothSet", "smooth_intersection"]

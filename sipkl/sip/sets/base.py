@@ -18,25 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...utils.validation import finite_array
 from .geometry import spread_points
-
-
-def finite_array(values, name: str, ndim: int = 1) -> np.ndarray:
-    """``values`` as a non-empty finite float array of ``ndim`` dimensions (a scalar is a 1-D
-    array of one), or a TypeError/ValueError naming ``name``."""
-    kind = "sequence" if ndim == 1 else "array"
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(f"{name} must be a{'n' if ndim > 1 else ''} {kind} of numbers, got "
-                        f"{values!r}") from None
-    array = np.atleast_1d(array) if ndim == 1 else array
-    if array.ndim != ndim or array.size == 0:
-        raise ValueError(f"{name} must be a non-empty {ndim}-D {kind}, got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must be finite" + (f", got {array.tolist()}" if ndim == 1
-                                                       else ""))
-    return array
 
 
 class IndexSet:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
-from .base import IndexSet, finite_array
+from ...utils.validation import finite_array
+from .base import IndexSet
 from .geometry import nlp_arrays, rounded_up, spread_points
 
 

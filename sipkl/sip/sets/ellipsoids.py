@@ -4,7 +4,8 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
-from .base import ConvexSet, finite_array
+from ...utils.validation import finite_array
+from .base import ConvexSet
 from .geometry import INTERIOR_RTOL, nlp_arrays, onto_ball, rounded_up
 
 

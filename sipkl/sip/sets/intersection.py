@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import ConvexSet, finite_array
+from ...utils.validation import finite_array
+from .base import ConvexSet
 from .box import Box
 from .polytopes import Budget, Polytope
 from .smooth import smooth_intersection

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import cvxpy as cp
 import numpy as np
-
 from scipy.optimize import nnls
-from .base import ConvexSet, finite_array
+
+from ...utils.validation import finite_array
+from .base import ConvexSet
 from .geometry import analytic_centre, check_interior, lp_max, nlp_arrays, onto_budget, rounded_up, vertex
 
 

@@ -39,11 +39,12 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import minimize, nnls
 
-from .geometry import INTERIOR_RTOL, check_interior, chord_gaps, chords, nlp_arrays, rounded_up
+from ...utils.validation import finite_array
+from .base import ConvexSet
 from .box import Box
-from .polytopes import Budget, Polytope
-from .base import ConvexSet, finite_array
 from .ellipsoids import Ellipsoid
+from .geometry import INTERIOR_RTOL, check_interior, chord_gaps, chords, nlp_arrays, rounded_up
+from .polytopes import Budget, Polytope
 
 #: the ray's exit is bisected to this fraction of its length
 EXIT_RTOL = 1e-12

@@ -9,8 +9,8 @@ import numpy as np
 from sklearn.preprocessing import StandardScaler
 
 from .... import datasets
-from ..methods import Data
 from ..cells import Cell
+from ..methods import Data
 
 
 class Suite:
