@@ -44,8 +44,6 @@ import numpy as np
 
 from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
 from .pricing.sets import AFFINE_RTOL
-from .sets.base import ConvexSet
-from .sets.box import Box
 from .sets.geometry import chord_gaps, chords
 
 #: chords of T and draws of the variables at which g's affinity in t is checked
@@ -75,8 +73,6 @@ def robust_counterpart(constraint: SemiInfiniteConstraint) -> list:
     T = constraint.T
     if T.finite:
         return [e <= 0 for e in constraint.expressions(T.points)]
-    if not isinstance(T, (Box, ConvexSet)):
-        raise ValueError(f"robust_counterpart: no conic form of {T!r}")
     centre = T.centre()
     at_centre = _values(constraint, centre[None])[0]
     worst, extra = T.worst_case(

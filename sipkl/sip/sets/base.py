@@ -119,6 +119,15 @@ class IndexSet:
         raise ValueError(f"robust_counterpart: no conic form of {self!r}")
 
 
+    def inequalities(self):
+        """``(lower, upper, rows)``: the set as its bounding box and smooth inequalities
+        ``fun(t) ≤ 0``, ``rows`` a list of pairs ``(fun, jac)`` on rows of points (``jac``
+        ``None`` where not stated) — what an intersection with other sets is made of
+        (:func:`~sipkl.sip.sets.smooth.smooth_intersection`). A ``ValueError`` saying why
+        for a set without such a description (the default)."""
+        raise ValueError("states no inequalities (IndexSet.inequalities)")
+
+
     def named(self, name: str) -> "IndexSet":
         """A copy of this set owned by the constraint ``name`` (a family of its own)."""
         copy = object.__new__(type(self))

@@ -105,6 +105,11 @@ class Box(IndexSet):
         return cp.norm(differences(self.frame(), block), 1), []
 
 
+    def inequalities(self):
+        """The bounds alone (see :meth:`IndexSet.inequalities`)."""
+        return self.lower, self.upper, []
+
+
     def __repr__(self):
         name = "" if self.name is None else f", name={self.name!r}"
         return f"Box({self.lower.tolist()}, {self.upper.tolist()}{name})"

@@ -89,6 +89,16 @@ class Ellipsoid(ConvexSet):
         return cp.norm(differences(self.frame(), block), 2), []
 
 
+    def inequalities(self):
+        """``‖P⁻¹(t − c)‖² − 1 ≤ 0`` (see :meth:`IndexSet.inequalities`)."""
+        inverse = np.linalg.inv(self.P)
+        gram = inverse.T @ inverse
+        return self.lower, self.upper, [
+            (lambda t, c=self.center, M=inverse: np.sum(((t - c) @ M.T) ** 2, axis=1)[:, None]
+             - 1.0,
+             lambda t, c=self.center, G=gram: 2.0 * ((t - c) @ G.T)[:, None, :])]
+
+
     def __repr__(self):
         return f"Ellipsoid(center={self.center.tolist()}, P={self.P.tolist()}{self._name()})"
 

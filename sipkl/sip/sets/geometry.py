@@ -162,3 +162,8 @@ def onto_budget(z: np.ndarray, budget: float) -> np.ndarray:
         tau = low + (s_low - budget) * (high - low) / (s_low - s_high)
         out[over] = np.sign(z[over]) * np.clip(a - tau[:, None], 0.0, 1.0)
     return out
+
+
+def linear_rows(A: np.ndarray, b: np.ndarray) -> tuple:
+    """``(fun, jac)`` of the inequalities ``A t − b ≤ 0`` on rows of points."""
+    return (lambda t: t @ A.T - b, lambda t: np.broadcast_to(A, (len(t),) + A.shape))

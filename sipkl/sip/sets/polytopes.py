@@ -7,7 +7,8 @@ from scipy.optimize import nnls
 
 from ...utils.validation import finite_array
 from .base import ConvexSet
-from .geometry import analytic_centre, check_interior, lp_max, nlp_arrays, onto_budget, rounded_up, vertex
+from .geometry import (analytic_centre, check_interior, linear_rows, lp_max, nlp_arrays,
+                       onto_budget, rounded_up, vertex)
 
 
 class Polytope(ConvexSet):
@@ -161,6 +162,11 @@ class Polytope(ConvexSet):
         return (slack / norms) @ y, [(rows / norms[:, None]).T @ y == delta]
 
 
+    def inequalities(self):
+        """``A t − b ≤ 0`` (see :meth:`IndexSet.inequalities`)."""
+        return self.lower, self.upper, [linear_rows(self.A, self.b)]
+
+
     def __repr__(self):
         return f"Polytope({len(self.A)} inequalities in R^{self.dim}{self._name()})"
 
@@ -306,6 +312,13 @@ class Budget(Polytope):
         delta = differences(np.diag(self.radius), block)
         lam, mu = cp.Variable(nonneg=True), cp.Variable(self.dim, nonneg=True)
         return self.budget * lam + cp.sum(mu), [lam + mu >= cp.abs(delta)]
+
+
+    def inequalities(self):
+        """None without auxiliary variables: a ``ValueError`` (see
+        :meth:`IndexSet.inequalities`)."""
+        raise ValueError("has 2^p facets and no smooth description without auxiliary "
+                         "variables: not here")
 
 
     def __repr__(self):

@@ -40,11 +40,10 @@ import numpy as np
 from scipy.optimize import minimize, nnls
 
 from ...utils.validation import finite_array
-from .base import ConvexSet
+from .base import ConvexSet, IndexSet
 from .box import Box
-from .ellipsoids import Ellipsoid
-from .geometry import INTERIOR_RTOL, check_interior, chord_gaps, chords, nlp_arrays, rounded_up
-from .polytopes import Budget, Polytope
+from .geometry import (INTERIOR_RTOL, check_interior, chord_gaps, chords, linear_rows,
+                       nlp_arrays, rounded_up)
 
 #: the ray's exit is bisected to this fraction of its length
 EXIT_RTOL = 1e-12
@@ -308,42 +307,36 @@ class SmoothSet(ConvexSet):
                                        lambda t: self.values(t[None])[0],
                                        lambda t: self.jacobians(t[None])[0])])
 
+    def inequalities(self):
+        """Its own h ≤ 0 in its box (see :meth:`~sipkl.sip.sets.base.IndexSet.inequalities`)."""
+        return self.box.lower, self.box.upper, [(self._raw, self.jac)]
+
     def __repr__(self):
         return (f"SmoothSet({len(self._scales)} inequalities in R^{self.dim}, box "
                 f"{self.box.lower.tolist()} to {self.box.upper.tolist()}{self._name()})")
 
 
 def smooth_intersection(parts: list, name: str = None) -> SmoothSet:
-    """The intersection of boxes, polytopes (``A t ≤ b``; pairs ``(A, b)`` too), ellipsoids
-    and smooth sets as one :class:`SmoothSet`: the rows A t − b, ‖P⁻¹(t − c)‖² − 1 and each
-    smooth set's h, over the intersection of the bounding boxes."""
+    """The intersection of index sets (and pairs ``(A, b)``: ``A t ≤ b``) as one
+    :class:`SmoothSet`: each set's inequalities
+    (:meth:`~sipkl.sip.sets.base.IndexSet.inequalities` — a box its bounds, a polytope
+    A t − b, an ellipsoid ‖P⁻¹(t − c)‖² − 1, a smooth set its h), over the intersection of
+    the bounding boxes."""
     boxes, blocks = [], []
     for k, T in enumerate(parts):
-        if isinstance(T, Box):
-            boxes.append((T.lower, T.upper))
-        elif isinstance(T, SmoothSet):
-            boxes.append((T.box.lower, T.box.upper))
-            blocks.append((T._raw, T.jac))
-        elif isinstance(T, Ellipsoid):
-            boxes.append((T.lower, T.upper))
-            inverse = np.linalg.inv(T.P)
-            gram = inverse.T @ inverse
-            blocks.append((lambda t, c=T.center, M=inverse: np.sum(((t - c) @ M.T) ** 2,
-                                                                   axis=1)[:, None] - 1.0,
-                           lambda t, c=T.center, G=gram: 2.0 * ((t - c) @ G.T)[:, None, :]))
-        elif isinstance(T, Budget):
-            raise ValueError(f"Intersection: set {k} ({T!r}) has 2^p facets and no smooth "
-                             "description without auxiliary variables: not here")
-        elif isinstance(T, Polytope) or (isinstance(T, tuple) and len(T) == 2):
-            A, b = (T.A, T.b) if isinstance(T, Polytope) else (
-                finite_array(T[0], f"the A of set {k}", 2), finite_array(T[1], f"the b of set {k}"))
-            if isinstance(T, Polytope):
-                boxes.append((T.lower, T.upper))
-            blocks.append((lambda t, A=A, b=b: t @ A.T - b,
-                           lambda t, A=A: np.broadcast_to(A, (len(t),) + A.shape)))
-        else:
+        if isinstance(T, tuple) and len(T) == 2:
+            blocks.append(linear_rows(finite_array(T[0], f"the A of set {k}", 2),
+                                      finite_array(T[1], f"the b of set {k}")))
+            continue
+        if not isinstance(T, IndexSet):
             raise ValueError(f"Intersection: set {k} ({T!r}) is not a Box, a Polytope, an "
                              "Ellipsoid, a SmoothSet or a pair (A, b)")
+        try:
+            lower, upper, rows = T.inequalities()
+        except ValueError as exc:
+            raise ValueError(f"Intersection: set {k} ({T!r}) {exc}") from None
+        boxes.append((lower, upper))
+        blocks += rows
     if not boxes:
         raise ValueError("Intersection: no set bounds the intersection (pairs (A, b) alone "
                          "may be unbounded: add a box)")
