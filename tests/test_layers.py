@@ -20,6 +20,7 @@ The import graph is read from the source with ``ast``, imports inside functions 
 """
 import ast
 import configparser
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -81,8 +82,13 @@ def sources():
 MODULES = dict(sources())
 
 
-def imports(module: str, path: Path):
+@functools.lru_cache(maxsize=None)
+def imports(module: str, path: Path) -> tuple:
     """(imported sipkl module, names, inside a function) of each import of ``module``."""
+    return tuple(read_imports(module, path))
+
+
+def read_imports(module: str, path: Path):
     package = module.split(".") if path.stem == "__init__" else module.split(".")[:-1]
     tree = ast.parse(path.read_text())
     in_function = {id(n) for f in ast.walk(tree)
@@ -104,8 +110,10 @@ def imports(module: str, path: Path):
                     yield alias.name, (), id(node) in in_function
 
 
+@functools.lru_cache(maxsize=None)
 def graph() -> dict:
-    """{module: the sipkl modules it imports}, function-level imports included."""
+    """{module: the sipkl modules it imports}, function-level imports included (read once:
+    the tests do not change it)."""
     return {m: {d for d, _, _ in imports(m, p)} - {m} for m, p in MODULES.items()}
 
 
@@ -222,21 +230,21 @@ def run_fresh(code: str, cwd=ROOT):
                           text=True, timeout=120, check=False)
 
 
-def test_import_sipkl_sip_loads_no_kernel_learning_module():
-    out = run_fresh("import sys, sipkl.sip\n"
-                    "print(sorted(m for m in sys.modules if m.startswith('sipkl.')))")
+def test_sipkl_sip_loads_no_kernel_learning_and_the_back_ends_are_sipkl_solvers_only():
+    """In a fresh interpreter from the repository root: ``import sipkl.sip`` loads no
+    kernel-learning (nor compute) module; the back-ends are the folder ``solvers/`` as
+    ``sipkl.solvers``, and ``import solvers`` refuses (one module identity)."""
+    out = run_fresh("import sys, pathlib, sipkl.sip\n"
+                    "print(sorted(m for m in sys.modules if m.startswith('sipkl.')))\n"
+                    "import sipkl.solvers.status as s\n"
+                    "print(pathlib.Path(s.__file__).parent.name)\n"
+                    "try:\n    import solvers\nexcept ImportError:\n    print('refused')")
     assert out.returncode == 0, out.stderr[-3000:]
-    loaded = eval(out.stdout)
+    modules, folder, refused = out.stdout.splitlines()
+    loaded = eval(modules)
     assert "sipkl.sip.program" in loaded
     assert not [m for m in loaded if m.startswith(("sipkl.kernel_learning", "sipkl.compute"))]
-
-
-def test_the_back_ends_are_sipkl_solvers_only():
-    out = run_fresh("import sipkl.solvers.status as s, pathlib\n"
-                    "print(pathlib.Path(s.__file__).parent.name)\n"
-                    "try:\n    import solvers\nexcept ImportError as e:\n    print('refused')")
-    assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.split() == ["solvers", "refused"]
+    assert (folder, refused) == ("solvers", "refused")
 
 
 def test_setup_cfg_installs_every_package_of_the_tree():
