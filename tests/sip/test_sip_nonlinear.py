@@ -30,6 +30,7 @@ from sipkl.sip.phases.saddle import canonical_directions, negative_curvature
 from sipkl.sip.library.convex import PROBLEMS, get_problem
 
 import nonlinear_runs
+from ipopt_stand_in import ending
 
 #: the outcomes here follow nonconvex paths: ``make test-threads`` runs them again with
 #: OPENBLAS_NUM_THREADS=1 and =2
@@ -560,19 +561,7 @@ def test_a_later_master_failure_keeps_the_last_solution(monkeypatch):
     run ends ``master_failed`` with the first solution and IPOPT's message; a back-end
     stopped by its iteration limit is usable but no certificate: ``master_inaccurate``."""
     Problem, calls = ipopt.Problem, []
-
-    class FailedRestoration:
-        """An IPOPT problem whose solve ends in a failed restoration phase (code −2)."""
-
-        def __init__(self, m, **_):
-            self.m = m
-
-        def add_option(self, key, value):
-            pass
-
-        def solve(self, x0):
-            return x0, {"status": -2, "status_msg": b"Restoration_Failed",
-                        "mult_g": np.zeros(self.m)}
+    FailedRestoration = ending(-2, b"Restoration_Failed", 0.0)  # a failed restoration phase
 
     def failing_second(**arguments):
         calls.append(1)

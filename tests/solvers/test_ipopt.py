@@ -12,6 +12,7 @@ import pytest
 from sipkl.sip import SemiInfiniteConstraint, SmoothSet
 from sipkl.sip.pricing.search import ipopt_in_set
 from sipkl.sip.pricing.space import ConstraintPrice, IndexPointPricing
+from ipopt_stand_in import ending
 from sipkl.solvers import Status, ipopt, maximize_box, nlp
 
 #: IPOPT's return codes that leave a usable point, as its documentation names them
@@ -84,17 +85,7 @@ class HalfPlane:
 def test_a_constrained_program_keeps_every_usable_end(monkeypatch, code):
     """IPOPT's answer is kept, with its status, wherever the code leaves a usable point, a
     too small search direction included; none is kept otherwise."""
-    class Ending:
-        def __init__(self, m, **_):
-            self.m = m
-
-        def add_option(self, key, value):
-            pass
-
-        def solve(self, x0):
-            return x0, {"status": code, "status_msg": b"stand-in", "mult_g": np.ones(self.m)}
-
-    monkeypatch.setattr(ipopt, "Problem", Ending)
+    monkeypatch.setattr(ipopt, "Problem", ending(code))
     monkeypatch.setattr(ipopt, "available", True)
     free = np.full(2, -np.inf), np.full(2, np.inf)
     answer, attempts = nlp.minimize_nlp(HalfPlane(), np.array([0.5, 0.5]), *free,
