@@ -4,7 +4,8 @@ Every ``import`` of every module (those inside functions too) is read with ``ast
 folder's arrows are the folders its modules import. A folder's floor is one above the highest
 floor it imports, so the floors are computed, not declared: the drawing is what the code
 does. ``docs/architecture.md`` shows its output, and ``tests/apps/test_docs.py`` checks that it
-still does.
+still does; ``tests/test_layers.py`` reads the imports through :func:`imports` to enforce the
+floors.
 
 Run:  python docs/import_graph.py
 """
@@ -30,24 +31,35 @@ def modules() -> dict:
     return found
 
 
+def imports(module: str, path: Path, known) -> list:
+    """``(imported, names, inside a function)`` of each import of a sipkl module that
+    ``module`` (its source at ``path``) makes: the module imported (a submodule where the
+    import names one of ``known``), the names taken from it (none for a module), and whether
+    the import sits inside a function."""
+    package = module.split(".") if path.stem == "__init__" else module.split(".")[:-1]
+    tree = ast.parse(path.read_text())
+    in_function = {id(n) for f in ast.walk(tree)
+                   if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                   for n in ast.walk(f)}
+    out = []
+    for node in ast.walk(tree):
+        inside = id(node) in in_function
+        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "")
+                                                 .split(".")[0] == "sipkl"):
+            base = (".".join(package[:len(package) - node.level + 1]
+                             + ([node.module] if node.module else []))
+                    if node.level else node.module)
+            out += [(f"{base}.{a.name}", (), inside) if f"{base}.{a.name}" in known
+                    else (base, (a.name,), inside) for a in node.names]
+        elif isinstance(node, ast.Import):
+            out += [(a.name, (), inside) for a in node.names
+                    if a.name.split(".")[0] == "sipkl"]
+    return out
+
+
 def imported(module: str, path: Path, known) -> set:
     """The sipkl modules that ``module`` imports (function-level imports included)."""
-    package = module.split(".") if path.stem == "__init__" else module.split(".")[:-1]
-    out = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = ".".join(package[:len(package) - node.level + 1]
-                                + ([node.module] if node.module else []))
-            elif (node.module or "").split(".")[0] == "sipkl":
-                base = node.module
-            else:
-                continue
-            out |= {f"{base}.{a.name}" if f"{base}.{a.name}" in known else base
-                    for a in node.names}
-        elif isinstance(node, ast.Import):
-            out |= {a.name for a in node.names if a.name.split(".")[0] == "sipkl"}
-    return out
+    return {target for target, _, _ in imports(module, path, known)}
 
 
 def unit(module: str, within: str = "sipkl") -> str:

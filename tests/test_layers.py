@@ -28,6 +28,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "docs"))
+import import_graph  # noqa: E402 - the reader that draws docs/architecture.md
 
 #: the floors, lowest first: a module belongs to the first whose prefixes name it
 FLOORS = {
@@ -69,45 +71,13 @@ def floor(module: str) -> int:
     return rank(module, FLOORS.values())
 
 
-def sources():
-    """(module name, path) of every module of sipkl and of the back-ends."""
-    for path in sorted((ROOT / "sipkl").rglob("*.py")):
-        parts = list(path.relative_to(ROOT).with_suffix("").parts)
-        yield ".".join(parts if parts[-1] != "__init__" else parts[:-1]), path
-    for path in sorted((ROOT / "solvers").glob("*.py")):
-        name = "sipkl.solvers" + ("" if path.stem == "__init__" else f".{path.stem}")
-        yield name, path
-
-
-MODULES = dict(sources())
+MODULES = import_graph.modules()
 
 
 @functools.lru_cache(maxsize=None)
 def imports(module: str, path: Path) -> tuple:
     """(imported sipkl module, names, inside a function) of each import of ``module``."""
-    return tuple(read_imports(module, path))
-
-
-def read_imports(module: str, path: Path):
-    package = module.split(".") if path.stem == "__init__" else module.split(".")[:-1]
-    tree = ast.parse(path.read_text())
-    in_function = {id(n) for f in ast.walk(tree)
-                   if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
-                   for n in ast.walk(f)}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and (node.level or (node.module or "")
-                                                 .split(".")[0] == "sipkl"):
-            base = (".".join(package[:len(package) - node.level + 1]
-                             + ([node.module] if node.module else []))
-                    if node.level else node.module)
-            for alias in node.names:
-                sub = f"{base}.{alias.name}"
-                yield ((sub, (), id(node) in in_function) if sub in MODULES
-                       else (base, (alias.name,), id(node) in in_function))
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.name.split(".")[0] == "sipkl":
-                    yield alias.name, (), id(node) in in_function
+    return tuple(import_graph.imports(module, path, MODULES))
 
 
 @functools.lru_cache(maxsize=None)
@@ -153,37 +123,9 @@ def test_each_instance_keeps_its_inner_order(prefix, order):
 
 
 def test_the_import_graph_has_no_circle():
-    edges = graph()
-    index, low, on_stack, stack, circles, counter = {}, {}, set(), [], [], [0]
-
-    def visit(v):  # Tarjan's strongly connected components
-        index[v] = low[v] = counter[0]
-        counter[0] += 1
-        stack.append(v)
-        on_stack.add(v)
-        for w in edges.get(v, ()):
-            if w not in edges:
-                continue
-            if w not in index:
-                visit(w)
-                low[v] = min(low[v], low[w])
-            elif w in on_stack:
-                low[v] = min(low[v], index[w])
-        if low[v] == index[v]:
-            component = []
-            while True:
-                w = stack.pop()
-                on_stack.discard(w)
-                component.append(w)
-                if w == v:
-                    break
-            if len(component) > 1:
-                circles.append(sorted(component))
-
-    for v in sorted(edges):
-        if v not in index:
-            visit(v)
-    assert not circles, circles
+    """Every module gets a floor, one above the highest it imports, which a graph with a
+    circle does not allow (a ``ValueError`` naming a module on it)."""
+    assert len(import_graph.floors(graph())) == len(MODULES)
 
 
 def test_the_rules_see_what_they_check():

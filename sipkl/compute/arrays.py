@@ -1,5 +1,6 @@
 """Where the Nyström numerics compute: NumPy on the CPU (:class:`NumpyArrays`), or a torch
-device (:mod:`sipkl.compute.torch_backend`, imported only when asked for: torch is optional).
+device (:mod:`sipkl.compute.torch_backend`, which imports torch only when a device is asked
+for: torch is optional).
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ class NumpyArrays:
             for rows in row_blocks(len(Z), len(Z_L), budget("lazy_block_elements")):
                 out[rows] = solve_triangular(C, gaussian_gram(Z[rows], Z_L).T, lower=True).T
         return FeatureGram(out)
+
 
 def array_backend(device):
     """Where a :class:`NystromSpace` computes: :class:`NumpyArrays` for ``device=None``, else

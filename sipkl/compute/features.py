@@ -23,6 +23,7 @@ def landmark_factor(Z_L: np.ndarray) -> np.ndarray:
     A[np.diag_indices_from(A)] += JITTER
     return np.linalg.cholesky(A)
 
+
 class FeatureGram(LazyGram):
     """A Gram matrix held by its features, K = Φ Φᵀ (n × n, Φ n × q), read as the master reads
     a :class:`~sipkl.compute.lazy_gram.LazyGram`: ``K @ w`` = Φ (Φᵀ w) (2nq operations; the last
@@ -60,6 +61,7 @@ class FeatureGram(LazyGram):
 
     def __repr__(self):
         return f"FeatureGram(n={self.shape[0]}, rank≤{self.X.shape[1]})"
+
 
 def stacked_gaussian(Z_a, Z_b, xp=np):
     """exp(−‖z_a − z_b‖²) for stacks of scaled points (c × a × D, c × b × D): c × a × b, in

@@ -372,8 +372,6 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
             attempts=[(0, a) for a in failure.attempts], gap=np.nan, random_state=random_state)
 
 
-
-
 def _bounds(bounds, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(lower, upper) of ``bounds``: None, a scipy Bounds, or n pairs (None: no bound); a
     ``ValueError`` naming ``bounds`` for any other length or inconsistent bounds."""

@@ -299,7 +299,6 @@ def test_summary_picks_parameters_by_validation_error():
     assert table(["a", "b"], [[1, 2]]) == "| a | b |\n|---|---|\n| 1 | 2 |"
 
 
-
 def test_no_summary_where_the_validation_cells_raised():
     """Several settings, none with a validation error: nothing to choose by, no figure (not
     the first setting by default)."""

@@ -368,7 +368,6 @@ def test_newton_master_restarts_from_its_last_svm():
         assert rel(sol.objective, ref.objective) < REL
 
 
-
 def test_newton_master_on_repeated_samples_and_equal_columns():
     """breast-cancer, split 5 of ``ikl_table1`` (standardized training set, 11 repeated
     rows; ``tests/data/breast_cancer_split5.npz``), at the columns where IKL with C = 1 had

@@ -20,6 +20,7 @@ from joblib import Parallel, delayed, parallel_config
 from .cells import FIELDS, KEY, Cell, row_key
 from .suites import SUITES
 
+
 def _clean(value):
     return "" if value is None or (isinstance(value, float) and math.isnan(value)) else value
 

@@ -18,7 +18,6 @@ import numpy as np
 from ...utils.validation import check_bounds
 
 
-
 @runtime_checkable
 class ExponentialSum(Protocol):
     """A family whose price is a signed sum of exponentials of its scales s (the Gaussians),

@@ -44,7 +44,6 @@ from .models import HingeModel
 from .working_set import svm_on_working_set
 
 
-
 #: Newton steps that stall (no step descends: J is only as exact as libsvm) with the gap at
 #: most this fraction of max(|J|, λ), ten times inside the engine's optimality tolerance
 #: (``sipkl.core.engine.GAP_RTOL``), end the solve as optimal; the QCQP master answers only for
@@ -84,7 +83,6 @@ class _Unknown(Exception):
 class _Resolved(Exception):
     """The exact search's answer is the step ``args[0]``: J′ is within the stop's resolution
     there, or what is left to gain along the edge is far below it."""
-
 
 
 class CombinedSVM:
@@ -186,14 +184,19 @@ class _LastEnd:
     K_free: Optional[np.ndarray]
     svm_tol: float
 
+    @staticmethod
+    def positive(grams, d) -> tuple[list, np.ndarray]:
+        """The Gram matrices with d_m > 0 and their d_m."""
+        return [K for K, dm in zip(grams, d) if dm > 0], d[d > 0]
+
     def is_at(self, grams, d, svm_tol: float) -> bool:
         """Whether the weights ``d`` of ``grams`` and the SVM tolerance ``svm_tol`` are this
         end point again: the same Gram matrices with positive weight, the same weights to
         the bit, the same tolerance (libsvm would return the same SVM)."""
-        positive = [K for K, dm in zip(grams, d) if dm > 0]
-        return (self.svm_tol == svm_tol and len(positive) == len(self.grams)
-                and all(K is L for K, L in zip(positive, self.grams))
-                and np.array_equal(d[d > 0], self.d))
+        kept, weights = self.positive(grams, d)
+        return (self.svm_tol == svm_tol and len(kept) == len(self.grams)
+                and all(K is L for K, L in zip(kept, self.grams))
+                and np.array_equal(weights, self.d))
 
 
 def _solution(grams, y, C, alpha, bias, d, status, attempts, Kw=None) -> MasterSolution:
@@ -535,7 +538,7 @@ class HingeMKLNewton(MasterBase):
         solution = _solution(grams, self.y, self.C, svm.alpha, svm.bias, d, steps.status,
                              steps.attempts, steps.Kw if steps.Kw_of is svm else None)
         # K(d) on the free SVs is reused only with the SVM as is (the same tolerance)
-        self._last = _LastEnd([K for K, dm in zip(grams, d) if dm > 0], d[d > 0], svm,
+        self._last = _LastEnd(*_LastEnd.positive(grams, d), svm,
                               steps.K_free if steps.svm_tol == self.svm_tol else None,
                               steps.svm_tol)
         return solution

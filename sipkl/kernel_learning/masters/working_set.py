@@ -47,7 +47,6 @@ from ...utils.config import budget
 from .common import SVM_LOCK
 
 
-
 def first_working_set(y, size: int = None) -> np.ndarray:
     """Up to ``size`` (default: the budget ``working_set_start`` of :mod:`sipkl.utils.config`)
     points of each class, spread evenly over that class's indices; sorted."""

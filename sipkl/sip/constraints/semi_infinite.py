@@ -29,6 +29,7 @@ from cvxpy.atoms.affine.unary_operators import NegExpression
 
 from ..sets.base import IndexSet
 
+
 class NonFiniteValue(ValueError):
     """g(x, t) is not finite at a point of T (g must be finite on T): an error naming the
     constraint and t; a local search at a trial x (the NLP back-ends') treats it as a

@@ -98,7 +98,7 @@ class Box(IndexSet):
     def projector(self):
         """The cube ``[−1, 1]^p`` in the frame of the half-widths (see
         :meth:`IndexSet.projector`)."""
-        return self.centre(), np.diag(0.5 * self.width), lambda z: np.clip(z, -1.0, 1.0)
+        return self.centre(), self.frame(), lambda z: np.clip(z, -1.0, 1.0)
 
     def worst_case(self, differences, block):
         """‖Δ‖₁ over the cube (see :meth:`IndexSet.worst_case`)."""

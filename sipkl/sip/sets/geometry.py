@@ -10,6 +10,8 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.stats import qmc
 
+from ...utils.validation import finite_array
+
 
 @lru_cache(maxsize=64)
 def spread_points(dim: int, n: int) -> np.ndarray:
@@ -69,8 +71,6 @@ def nlp_arrays(p: int, k: int = 0, A_t=None, A_w=None, b=None, quadratic=(), smo
     return {"k": k, "A_t": A_t, "A_w": np.zeros((len(A_t), k)) if A_w is None else A_w,
             "b": np.zeros(len(A_t)) if b is None else b, "quadratic": list(quadratic),
             "smooth": list(smooth)}
-
-
 
 
 def lp_max(c, A, b):
@@ -167,3 +167,15 @@ def onto_budget(z: np.ndarray, budget: float) -> np.ndarray:
 def linear_rows(A: np.ndarray, b: np.ndarray) -> tuple:
     """``(fun, jac)`` of the inequalities ``A t − b ≤ 0`` on rows of points."""
     return (lambda t: t @ A.T - b, lambda t: np.broadcast_to(A, (len(t),) + A.shape))
+
+
+def half_spaces(pair, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(A, b)`` of the set ``{t : A t ≤ b}`` given as the pair ``pair``, the ``k``-th set
+    of an intersection: finite arrays with one entry of b per row of A (a ``ValueError``
+    naming the set else)."""
+    A = finite_array(pair[0], f"the A of set {k}", 2)
+    b = finite_array(pair[1], f"the b of set {k}")
+    if len(A) != len(b):
+        raise ValueError(f"Intersection: set {k} has {len(A)} rows in A but {len(b)} "
+                         "entries in b")
+    return A, b

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...utils.validation import finite_array
 from .base import ConvexSet
 from .box import Box
+from .geometry import half_spaces
 from .polytopes import Budget, Polytope
 from .smooth import smooth_intersection
 
@@ -41,11 +41,7 @@ def Intersection(*sets, name: str = None) -> ConvexSet:
             rows.append(T.A)
             rhs.append(T.b)
         elif isinstance(T, tuple) and len(T) == 2:
-            A = finite_array(T[0], f"the A of set {k}", 2)
-            b = finite_array(T[1], f"the b of set {k}")
-            if len(A) != len(b):
-                raise ValueError(f"Intersection: set {k} has {len(A)} rows in A but {len(b)} "
-                                 "entries in b")
+            A, b = half_spaces(T, k)
             rows.append(A)
             rhs.append(b)
         else:  # an ellipsoid, a smooth set: the intersection is a smooth set

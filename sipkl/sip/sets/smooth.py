@@ -39,11 +39,10 @@ from collections.abc import Callable
 import numpy as np
 from scipy.optimize import minimize, nnls
 
-from ...utils.validation import finite_array
 from .base import ConvexSet, IndexSet
 from .box import Box
-from .geometry import (INTERIOR_RTOL, check_interior, chord_gaps, chords, linear_rows,
-                       nlp_arrays, rounded_up)
+from .geometry import (INTERIOR_RTOL, check_interior, chord_gaps, chords, half_spaces,
+                       linear_rows, nlp_arrays, rounded_up)
 
 #: the ray's exit is bisected to this fraction of its length
 EXIT_RTOL = 1e-12
@@ -325,8 +324,7 @@ def smooth_intersection(parts: list, name: str = None) -> SmoothSet:
     boxes, blocks = [], []
     for k, T in enumerate(parts):
         if isinstance(T, tuple) and len(T) == 2:
-            blocks.append(linear_rows(finite_array(T[0], f"the A of set {k}", 2),
-                                      finite_array(T[1], f"the b of set {k}")))
+            blocks.append(linear_rows(*half_spaces(T, k)))
             continue
         if not isinstance(T, IndexSet):
             raise ValueError(f"Intersection: set {k} ({T!r}) is not a Box, a Polytope, an "
