@@ -8,7 +8,8 @@
   :func:`pricing_landscape`, which recomputes them from the solution's price matrix W and the
   training points: nothing is stored during the run.
 * :func:`plot_convergence` — objective, λ and best price, and master gap, against the
-  iteration and against time.
+  iteration and against time; for a semi-infinite program's
+  :class:`~sipkl.sip.SIPResult`, the relaxation and the largest violation per round.
 * :func:`plot_kernel_weights` — the weights d_m of a learned kernel against the parameters.
 * :func:`plot_ard_scales` — the per-dimension scales Σ_m d_m s_{m,d} of a learned Gaussian
   kernel (which input dimensions the kernel uses).
@@ -28,6 +29,7 @@ import numpy as np
 from .core.contracts import MasterSolution, PricingRound
 from .kernel_learning.families import GaussianARD, GaussianIso, KernelFamily, LearnedKernel
 from .kernel_learning.space import KernelSpace
+from .sip.program import SIPResult
 
 
 def _pyplot():
@@ -224,11 +226,12 @@ def plot_convergence(result, fig=None):
 
     ``result`` is a :class:`~sipkl.core.engine.CGResult` or any mapping with its ``"history"``
     (e.g. a checkpoint read with :func:`sipkl.persistence.load_checkpoint`). Returns the
-    ``Figure`` (3 rows × 2 columns).
+    ``Figure`` (3 rows × 2 columns). A :class:`~sipkl.sip.SIPResult`, whose λ is 0 and gap
+    0, is drawn by :func:`plot_sip_convergence` instead.
     """
-    history = result["history"]
-    if not history.get("objective"):
-        raise ValueError("the run has no iteration to plot (empty history)")
+    if isinstance(result, SIPResult):
+        return plot_sip_convergence(result, fig)
+    history = _history(result)
     plt = _pyplot()
     fig = plt.figure(figsize=(9, 7)) if fig is None else fig
     axes = fig.subplots(3, 2, sharex="col")
@@ -253,6 +256,48 @@ def plot_convergence(result, fig=None):
         axes[2, col].set_xlabel(label)
     fig.tight_layout()
     return fig
+
+
+def plot_sip_convergence(result, fig=None):
+    """A semi-infinite program's run (a :class:`~sipkl.sip.SIPResult`) round by round.
+
+    Top: the restricted master's value (the relaxation, ``history["objective"]``), with the
+    answer's ``objective`` as a dashed line and ``bracket``, where the run has one, as a
+    band [lower, upper] that holds the optimum. Bottom: the largest relative violation
+    max_j max_t g_j(x_k, t)/s_j the oracle found (``history["best_price"]``, log scale:
+    a round without a violation, ≤ 0, is left out) with the ``cut`` (``tol + atol``) as a
+    dashed line. Returns the ``Figure`` (2 rows).
+    """
+    history = _history(result)
+    fig = _pyplot().figure(figsize=(7, 6)) if fig is None else fig
+    top, bottom = fig.subplots(2, 1, sharex=True)
+    rounds = np.arange(len(history["objective"]))
+    top.plot(rounds, history["objective"], "o-", label="restricted master (relaxation)")
+    top.axhline(result["objective"], color="k", ls="--", lw=1, label="objective")
+    if result.get("bracket") is not None:
+        top.axhspan(result["bracket"]["lower"], result["bracket"]["upper"], color="C2",
+                    alpha=0.3, label="bracket")
+    top.set_ylabel("f")
+    top.legend(fontsize="small")
+    violation = np.asarray(history["best_price"], dtype=float)
+    bottom.plot(rounds, np.where(violation > 0, violation, np.nan), "s-",
+                label="largest violation g/s")
+    if result.get("cut") is not None:
+        bottom.axhline(result["cut"], color="k", ls="--", lw=1, label="cut")
+    bottom.set_yscale("log")
+    bottom.set_ylabel("relative violation")
+    bottom.set_xlabel("round")
+    bottom.legend(fontsize="small")
+    fig.tight_layout()
+    return fig
+
+
+def _history(result) -> dict:
+    """``result["history"]``, a ``ValueError`` where it holds no iteration."""
+    history = result["history"]
+    if not history.get("objective"):
+        raise ValueError("the run has no iteration to plot (empty history)")
+    return history
 
 
 # -- learned kernels ---------------------------------------------------------------------

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import warnings
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -67,7 +68,7 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
     ----------
     f : callable
         ``f(x) -> float`` for a NumPy x of length n.
-    constraints : NonlinearConstraint or list of them
+    semi_infinite : NonlinearConstraint or list of them
         Each with its own index set (unnamed ones are called ``"g0"``, ``"g1"``, …).
     x0 : array (n,)
         The start of the first master (inside ``bounds``).
@@ -76,8 +77,14 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
         :mod:`sipkl.sip.constraints.derivatives`).
     bounds : sequence of (lower, upper) pairs or scipy.optimize.Bounds, optional
         One pair per variable, ``None`` or ±inf for no bound.
-    finite : FiniteConstraint, callable, or list of them
-        Finite constraints (a callable ``c(x)`` is ``FiniteConstraint(c)``: c(x) ≤ 0).
+    constraints : FiniteConstraint, callable, or list of them
+        The finite constraints, as SciPy's ``constraints`` (a callable ``c(x)`` is
+        ``FiniteConstraint(c)``: c(x) ≤ 0).
+
+    The keywords of sipkl 0.1, ``constraints=`` for the semi-infinite constraints (told
+    apart by their type, :class:`~sipkl.sip.NonlinearConstraint`) and ``finite=`` for the
+    finite ones, still work with a ``DeprecationWarning`` naming the new keyword; they are
+    removed in the next release. Positional calls ``(f, semi_infinite, x0)`` are unchanged.
 
     Examples
     --------
@@ -96,14 +103,18 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
     ('converged_local', True)
     """
 
-    def __init__(self, f: Callable, constraints, x0, *, grad_f: Callable = None, bounds=None,
-                 finite=()):
+    def __init__(self, f: Callable, semi_infinite=None, x0=None, *, grad_f: Callable = None,
+                 bounds=None, constraints=(), finite=None):
         checked_callable(f, "f", optional=False)
         checked_callable(grad_f, "grad_f")
-        sics = [constraints] if isinstance(constraints, IndexConstraint) else list(constraints)
+        semi_infinite, finite = _renamed(semi_infinite, constraints, finite)
+        sics = [semi_infinite] if isinstance(semi_infinite, IndexConstraint) \
+            else list(semi_infinite or ())
         if not sics or not all(isinstance(c, NonlinearConstraint) for c in sics):
-            raise TypeError("constraints must be a NonlinearConstraint or a non-empty list of "
-                            "them")
+            raise TypeError("semi_infinite must be a NonlinearConstraint or a non-empty list "
+                            "of them")
+        if x0 is None:
+            raise TypeError("x0, the start of the first master, is required")
         x0 = finite_array(x0, "x0")
         lower, upper = _bounds(bounds, len(x0))
         if np.any(x0 < lower) or np.any(x0 > upper):
@@ -118,8 +129,8 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
             c.name = f"c{k}" if c.name is None else c.name
         names = [c.name for c in finite]
         if len(set(names)) < len(names):
-            raise ValueError(f"finite: names must be distinct, got {names}")
-        super().__init__(f, sics, finite, "constraints")
+            raise ValueError(f"constraints: names must be distinct, got {names}")
+        super().__init__(f, sics, finite)
         self.master = NonlinearMaster(f, self.semi_infinite, x0, grad_f, lower, upper, finite)
         self._check_start()
 
@@ -367,9 +378,31 @@ class NonlinearSemiInfiniteProgram(ProgramBase):
             message=("the first restricted master failed in every NLP back-end (a local "
                      f"method: no proof that the program is infeasible): {tried}"),
             points=[], multipliers=[], max_violation=np.nan, upper_bound=None,
-            violation_proved=False, lower_bound=None, reduction=None, bracket=None, scales=[],
-            finite_multipliers=[], differences=self._differences(), nit=1, history={},
+            violation_proved=False, lower_bound=None, cut=None, reduction=None, bracket=None,
+            scales=[], finite_multipliers=[], differences=self._differences(), nit=1, history={},
             attempts=[(0, a) for a in failure.attempts], gap=np.nan, random_state=random_state)
+
+
+def _renamed(semi_infinite, constraints, finite) -> tuple:
+    """``(semi_infinite, finite constraints)`` from the arguments, the keywords of sipkl 0.1
+    read with a ``DeprecationWarning``: ``constraints=`` holding semi-infinite constraints
+    (where ``semi_infinite`` is not given), and ``finite=``."""
+    if semi_infinite is None and (isinstance(constraints, IndexConstraint) or (
+            isinstance(constraints, (list, tuple))
+            and any(isinstance(c, IndexConstraint) for c in constraints))):
+        warnings.warn("NonlinearSemiInfiniteProgram: constraints= for the semi-infinite "
+                      "constraints is deprecated: pass them as semi_infinite= (constraints= "
+                      "holds the finite ones, as in scipy.optimize.minimize)",
+                      DeprecationWarning, stacklevel=3)
+        semi_infinite, constraints = constraints, ()
+    if finite is None:
+        return semi_infinite, constraints
+    warnings.warn("NonlinearSemiInfiniteProgram: finite= is deprecated: pass the finite "
+                  "constraints as constraints=", DeprecationWarning, stacklevel=3)
+    if not (isinstance(constraints, (list, tuple)) and len(constraints) == 0):
+        raise TypeError("constraints and finite= (its deprecated name) are both given: pass "
+                        "the finite constraints as constraints= only")
+    return semi_infinite, finite
 
 
 def _bounds(bounds, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -21,13 +21,14 @@ from __future__ import annotations
 import abc
 import copy
 import numbers
+from collections.abc import Mapping
 from typing import Sequence
 
 import cvxpy as cp
 import numpy as np
 from scipy.optimize import OptimizeResult
 
-from ..core.contracts import Column, Oracle
+from ..core.contracts import Column, Oracle, proves_bound
 from ..core.engine import ColumnGeneration
 from ..core.run_status import RunStatus
 from ..pricing import GridOracle, MultiStartOracle
@@ -38,12 +39,14 @@ from .masters.diagnosis import infeasible_parts, unbounded_direction
 from .masters.discretized import DiscretizedMaster
 from .masters.drop_rule import DropAfterIncrease
 from .phases.feasible_point import restricted_feasible_point
-from .phases.reduction import Deadline, reduce_locally
+from .phases.reduction import TIGHT, Deadline, reduce_locally
 from .pricing.dense import DenseSampleOracle
 from .pricing.lipschitz import LipschitzOracle
-from .pricing.sets import AffineOracle, SetSearchOracle
-from .pricing.space import ConstraintPrice, IndexPointSpace
+from .pricing.sets import (AffineOracle, ExactWhereAffine, SetSearchOracle, affine_maximum,
+                           affine_model)
+from .pricing.space import ConstraintPrice, IndexPointPricing, IndexPointSpace
 from .pricing.verification import verify
+from .robust import affine_counterparts
 from .sets.base import ConvexSet
 
 #: points of the grid that ``oracle="grid"`` prices (about; a tensor grid, see ``Box.grid``)
@@ -68,11 +71,14 @@ class SIPResult(OptimizeResult):
 
     Attributes
     ----------
-    x : dict
-        The value of every variable of the program, by its cvxpy name (the variables
-        themselves hold the same values in ``.value``).
-    objective : float
-        The value of the objective.
+    x : VariableValues
+        The value of every variable of the program: ``x[w]`` for a cvxpy Variable ``w``,
+        ``x["w"]`` for one created as ``cp.Variable(name="w")`` (see
+        :class:`VariableValues`); the variables themselves hold the same values in
+        ``.value`` (for :class:`~sipkl.sip.NonlinearSemiInfiniteProgram`: the NumPy array
+        of the variables).
+    fun, objective : float
+        f at ``x``: one number under SciPy's name and cvxpy's (setting either sets both).
     status : RunStatus
         Why the run stopped (``certified_optimal`` only with an optimal master and a proven
         bound on the maximum violation; a success only where the final verification search
@@ -102,17 +108,28 @@ class SIPResult(OptimizeResult):
         Whether ``upper_bound`` proves the largest violation at the returned x (a global
         oracle: ``"lipschitz"``, or ``"grid"`` over finite sets).
     lower_bound : float or None
-        The value of the last restricted master of the exchange method, a relaxation: a
-        lower bound on the optimum of a minimization (an upper bound of a maximization)
-        where it was solved to optimality; ``None`` without a local reduction (then it is
-        ``objective``).
+        The relaxation: the value of the last restricted master of the exchange method,
+        which imposes the constraints at finitely many index points only, where that master
+        is convex and was solved to optimality: a lower bound on the optimum of a
+        minimization, an upper bound on that of a maximization (to the conic solver's
+        accuracy, about 10⁻⁸ of the scales), whatever the oracle. It equals ``objective``
+        unless the local reduction moved x. ``None`` where the last master was not solved
+        to optimality, and for :class:`~sipkl.sip.NonlinearSemiInfiniteProgram`, whose
+        local NLP master may stop at a local optimum of the relaxation: its value bounds
+        nothing.
+    cut : float or None
+        ``tol + atol``: an index point whose relative violation g_j(x, t)/s_j exceeds it is
+        violated (the exchange method's rule and the verification's); ``None`` where
+        nothing was verified (``solve_discretized``, a callback's intermediate results).
     bracket : dict or None
         ``{"lower", "upper", "x"}``: the optimum of a convex program lies in
-        [lower, upper] — one end the exchange method's relaxation (an optimal restricted
-        master: a bound to the conic solver's accuracy, about 10⁻⁸ of the scales), the
-        other f(x̄) at a point x̄ (``x``, by variable name) that a global oracle proved
-        feasible on every index set (a proof; ``solve(bracket=...)``, Mitsos's restriction
-        of the right-hand side, :mod:`sipkl.sip.phases.feasible_point`); ``None`` without such a point.
+        [lower, upper] — one end the exchange method's relaxation (``lower_bound``), the
+        other f(x̄) at a point x̄ (``x``, a :class:`VariableValues`) that a global oracle
+        proved feasible on every index set (a proof; ``solve(bracket=...)``, Mitsos's
+        restriction of the right-hand side, :mod:`sipkl.sip.phases.feasible_point`);
+        ``None`` without such a point. The variables keep the result's ``x`` (the
+        exchange method's, or the local reduction's); ``problem.load(result.bracket["x"])``
+        puts the proved-feasible point in them (:meth:`SemiInfiniteProgram.load`).
     reduction : dict or None
         The local reduction phase (``solve(reduce=...)``): ``nit`` (rounds), ``steps``
         (|Δf|/σ_f per round, σ_f the objective's scale: quadratic convergence shows here),
@@ -126,6 +143,76 @@ class SIPResult(OptimizeResult):
         relative violation per round; ``random_state`` the seed of the pricing's random
         starts, :data:`~sipkl.core.engine.DEFAULT_SEED` where none was given).
     """
+
+    #: the two names of f(x), SciPy's and cvxpy's: setting one sets the other
+    _SAME = {"fun": "objective", "objective": "fun"}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+        self.update(*args, **kwargs)
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        if key in self._SAME:
+            super().__setitem__(self._SAME[key], value)
+
+    __setattr__ = __setitem__
+
+    def update(self, *args, **kwargs) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+
+class VariableValues(dict):
+    """The values of a program's cvxpy variables (a ``dict``): keyed by each variable's name
+    (the one given as ``cp.Variable(name="w")``, else cvxpy's own, e.g. ``var12``, which
+    changes between sessions), and readable through the Variable objects themselves.
+
+    ``values[w]`` for a Variable ``w`` of the program (found by its ``id``, whatever its
+    name); ``values["w"]`` by name. Where several variables share a name, each is keyed by
+    cvxpy's unique name ``var<id>`` instead, and ``values["w"]`` is a ``KeyError`` saying
+    so: read them through the objects. A plain dict besides (``dict(values)``, pickle).
+
+    Parameters
+    ----------
+    variables : sequence of cvxpy Variable
+    values : sequence
+        Their values, in the same order.
+    """
+
+    def __init__(self, variables, values):
+        variables = list(variables)
+        names = [v.name() for v in variables]
+        shared = {name for name in names if names.count(name) > 1}
+        keys = [f"var{v.id}" if name in shared else name for v, name in zip(variables, names)]
+        super().__init__(zip(keys, values))
+        self._keys = {v.id: key for v, key in zip(variables, keys)}
+        self._shared = {name: [k for k, n in zip(keys, names) if n == name] for name in shared}
+
+    def _key(self, key):
+        """The dict key of ``key`` (a Variable, or a name); a KeyError for a Variable of
+        another program or a shared name."""
+        if isinstance(key, cp.Variable):
+            if key.id not in self._keys:
+                raise KeyError(f"the variable {key.name()!r} (id {key.id}) is not a variable "
+                               "of this program")
+            return self._keys[key.id]
+        if isinstance(key, str) and key in self._shared:
+            raise KeyError(f"{key!r} names {len(self._shared[key])} variables (keyed "
+                           f"{self._shared[key]}): index by the cvxpy Variable objects")
+        return key
+
+    def __getitem__(self, key):
+        return super().__getitem__(self._key(key))
+
+    def __contains__(self, key) -> bool:
+        try:
+            return super().__contains__(self._key(key))
+        except KeyError:
+            return False
+
+    def get(self, key, default=None):
+        return self[key] if key in self else default
 
 
 class ProgramBase(abc.ABC):
@@ -149,18 +236,15 @@ class ProgramBase(abc.ABC):
         ``"g0"``, ``"g1"``, … by its position; names must be distinct).
     constraints : list
         The finite constraints.
-    argument : str
-        The name of the subclass's argument that holds ``semi_infinite``, for messages.
     """
 
-    def __init__(self, objective, semi_infinite: Sequence[IndexConstraint], constraints,
-                 argument: str = "semi_infinite"):
+    def __init__(self, objective, semi_infinite: Sequence[IndexConstraint], constraints):
         self.objective, self.constraints = objective, list(constraints)
         self.semi_infinite = [_owned(c, f"g{j}" if c.name is None else c.name)
                               for j, c in enumerate(semi_infinite)]
         names = [c.name for c in self.semi_infinite]
         if len(set(names)) < len(names):
-            raise ValueError(f"{argument}: constraint names must be distinct, got {names}")
+            raise ValueError(f"semi_infinite: constraint names must be distinct, got {names}")
 
     # -- the options of a run ------------------------------------------------------
     @staticmethod
@@ -204,9 +288,12 @@ class ProgramBase(abc.ABC):
                             f"{type(value).__name__}")
         return [value] * n
 
-    def _oracle(self, oracle, constants):
+    def _oracle(self, oracle, constants, exact=()):
+        """The run's oracle object: ``oracle`` (a name or an object), checked, or the
+        default (:meth:`_default_oracle`; ``exact``: the positions of the constraints imposed
+        by their exact robust counterparts)."""
         if oracle is None:
-            oracle = self._default_oracle(constants)
+            return self._default_oracle(constants, exact)
         if isinstance(oracle, str):
             makers = {"ipopt": MultiStartOracle, "grid": self._grid_oracle,
                       "lipschitz": LipschitzOracle, "dense": DenseSampleOracle,
@@ -238,24 +325,37 @@ class ProgramBase(abc.ABC):
             return GridOracle(size=GRID_SIZE)
         return SetSearchOracle(GRID_SIZE, affine=False, dense_dim=GRID_DIM)
 
-    def _default_oracle(self, constants):
-        """``"lipschitz"`` where a constraint states a constant, ``"grid"`` (exact) where
-        every index set is finite, a :class:`~sipkl.sip.pricing.sets.SetSearchOracle` where
-        some index set is beyond a box (a polytope, an ellipsoid, a product: the box oracles
-        would search its bounding box), ``"dense"`` where every index set has dimension ≤ 2,
-        else ``"ipopt"``."""
-        sets = [c.T for c in self.semi_infinite]
+    def _default_oracle(self, constants, exact=()):
+        """The default over the constraints not in ``exact``: ``"lipschitz"`` where a
+        constraint states a constant, ``"grid"`` (exact) where every index set is finite, a
+        :class:`~sipkl.sip.pricing.sets.SetSearchOracle` where some index set is beyond a box
+        (a polytope, an ellipsoid, a product: the box oracles would search its bounding
+        box), ``"dense"`` where every index set has dimension ≤ 2, else ``"ipopt"``; the
+        constraints in ``exact`` (affine in t) priced exactly beside it
+        (:class:`~sipkl.sip.pricing.sets.ExactWhereAffine`)."""
+        rest = [j for j in range(len(self.semi_infinite)) if j not in exact]
+        sets = [self.semi_infinite[j].T for j in rest]
         beyond = [T for T in sets if isinstance(T, ConvexSet)]
-        if any(c is not None for c in constants):
+        if any(constants[j] is not None for j in rest):
             if beyond:
                 raise ValueError(f"lipschitz: the Lipschitz oracle searches boxes, not "
                                  f"{beyond[0]!r}: leave lipschitz out over such sets")
-            return "lipschitz"
-        if all(T.finite for T in sets):
-            return "grid"
-        if beyond:
-            return SetSearchOracle()
-        return "dense" if all(T.dim <= DENSE_DIM for T in sets) else "ipopt"
+            if any(constants[j] is None for j in rest):
+                raise ValueError("lipschitz: oracle='lipschitz' needs a Lipschitz constant for "
+                                 "every semi-infinite constraint")
+            choice = LipschitzOracle()
+        elif all(T.finite for T in sets):
+            choice = GridOracle(size=GRID_SIZE)
+        elif beyond:
+            choice = SetSearchOracle()
+        elif all(T.dim <= DENSE_DIM for T in sets):
+            choice = DenseSampleOracle()
+        else:
+            choice = MultiStartOracle()
+        if not exact:
+            return choice
+        return ExactWhereAffine([self.semi_infinite[j].T for j in exact],
+                                choice if rest else None)
 
     def _initial_columns(self, initial_points) -> list[Column]:
         if initial_points is None:
@@ -317,8 +417,11 @@ class ProgramBase(abc.ABC):
         result: per constraint its index points and their multipliers, the largest violation
         found over ``check_points`` (default: the index points and the last round's
         candidates) at the master's x (``NaN`` without a master solution), the oracle's
-        bound, and the scales; ``lower_bound``, ``reduction`` and ``bracket`` empty."""
+        bound, the scales, and ``lower_bound``: the last master's value where it is convex
+        and optimal (then it is a relaxation); ``cut``, ``reduction`` and ``bracket``
+        empty."""
         model = cg.master.model  # None: a failed first solve
+        relaxed = model is not None and cg.master.convex and cg.master.status is Status.OPTIMAL
         groups = self.master.groups(cg.columns)
         points = self.master.points(cg.columns, groups)
         price = None if model is None else model.price
@@ -332,7 +435,8 @@ class ProgramBase(abc.ABC):
              zip(self.semi_infinite, price, check_points) if len(t)), default=-np.inf)
         return {"points": points, "multipliers": [np.asarray(cg.weights)[g] for g in groups],
                 "max_violation": violation, "upper_bound": cg.upper_bound,
-                "violation_proved": cg.upper_bound is not None, "lower_bound": None,
+                "violation_proved": cg.upper_bound is not None,
+                "lower_bound": cg.master.objective if relaxed else None, "cut": None,
                 "reduction": None, "bracket": None,
                 "scales": [] if price is None else [p.scale for p in price]}
 
@@ -359,26 +463,36 @@ class ProgramBase(abc.ABC):
                            + ("(converged)" if reduced["converged"]
                               else "(stopped by the time limit)" if stopped
                               else "(not converged)"))
+        if reduced["converged"] and result.status is RunStatus.ITERATION_LIMIT:
+            # converged, and its search found no violation above the cut: what the exchange
+            # method's own stop would have claimed
+            result.status, result.success = RunStatus.CONVERGED_LOCAL, True
+            result.message += (", whose search found no violation above the cut: a local "
+                               "solution")
         return True
 
-    def _verify(self, result: SIPResult, cut: float, xs: list) -> None:
+    def _verify(self, result: SIPResult, cut: float, xs: list, exact=()) -> None:
         """The final verification search (:func:`~sipkl.sip.pricing.verification.verify`) at the
-        answer, ``xs`` the numeric x at which each constraint is evaluated: ``max_violation``
+        answer, ``xs`` the numeric x at which each constraint is evaluated, over every
+        constraint but those of ``exact`` (priced exactly at this x): ``max_violation``
         becomes the largest violation found by it or before it. Where the largest relative
         violation found, g_j(x, t)/s_j, exceeds ``cut`` (``tol + atol``, the exchange
-        method's), the message says where, a proven bound that it contradicts is no longer
-        ``violation_proved``, and a success becomes ``no_new_column``: the oracle stopped
-        while a violation remains."""
-        if not result.scales:  # no master solution
+        method's, which becomes ``result.cut``), the message says where, a proven bound that
+        it contradicts is no longer ``violation_proved``, and a success becomes
+        ``no_new_column``: the oracle stopped while a violation remains."""
+        result.cut = cut
+        searched = [j for j in range(len(self.semi_infinite)) if j not in exact]
+        if not result.scales or not searched:  # no master solution, or nothing to search
             return
-        found = verify(self.semi_infinite, [ConstraintPrice(x, s)
-                                            for x, s in zip(xs, result.scales)])
-        raw = found.relative * result.scales[found.j]
+        found = verify([self.semi_infinite[j] for j in searched],
+                       [ConstraintPrice(xs[j], result.scales[j]) for j in searched])
+        j = searched[found.j]
+        raw = found.relative * result.scales[j]
         result.max_violation = max(result.max_violation, raw)
         if not found.relative > cut:
             return
         result.message += (f"; the final verification search found g = {raw:.3g} on "
-                           f"constraint {self.semi_infinite[found.j].name!r} at t = "
+                           f"constraint {self.semi_infinite[j].name!r} at t = "
                            f"{np.round(found.t, 10).tolist()}, {found.relative:.3g} of its "
                            f"scale, above the cut {cut:.3g}")
         if result.violation_proved:
@@ -392,8 +506,9 @@ class ProgramBase(abc.ABC):
     def _assemble(cg, located: dict, x, status: RunStatus, message: str,
                   **extra) -> SIPResult:
         """The :class:`SIPResult` of an engine result: ``x``, ``status`` and ``message`` as
-        the program states them, the fields :meth:`_located` found, ``extra`` fields, and the
-        engine's counts."""
+        the program states them, ``objective`` (and ``fun``, which the result keeps equal to
+        it) the master's value at x, the fields :meth:`_located` found, ``extra`` fields,
+        and the engine's counts."""
         return SIPResult(x=x, objective=cg.master.objective, status=status,
                          success=status.success, message=message, **located, **extra,
                          nit=cg.nit, history=cg.history, attempts=cg.attempts, gap=cg.gap,
@@ -469,7 +584,7 @@ class SemiInfiniteProgram(ProgramBase):
         constraints = list(constraints)
         if not all(isinstance(c, cp.constraints.constraint.Constraint) for c in constraints):
             raise TypeError("constraints must be a list of cvxpy constraints")
-        super().__init__(objective, sics, constraints, "semi_infinite")
+        super().__init__(objective, sics, constraints)
         self.master = DiscretizedMaster(objective, self.semi_infinite, constraints)
 
     # -- solving -------------------------------------------------------------------
@@ -477,7 +592,7 @@ class SemiInfiniteProgram(ProgramBase):
               time_limit: float = None, lipschitz=None, initial_points=None, n_price=None,
               prune="increase", random_state=None, verbose: int = 0, callback=None,
               solvers: Sequence[str] = DEFAULT_SOLVERS, checkpoint=None,
-              resume=None, reduce=None, bracket=None) -> SIPResult:
+              resume=None, reduce=None, bracket=None, counterparts=None) -> SIPResult:
         """Solve by column generation (the exchange method) on
         :class:`~sipkl.core.engine.ColumnGeneration`.
 
@@ -516,9 +631,17 @@ class SemiInfiniteProgram(ProgramBase):
             convergent, each one the user's convex problem with second-order models of the
             active constraints): the last digits of the objective, to about 10⁻¹⁰ of its
             scale where the solvers allow, from the exchange method's ``tol``. Its answer
-            is kept only where a final dense search finds no violation above the cut.
-            Default: with the ``"dense"`` oracle (the exchange method's answer, a lower
-            bound, stays in ``lower_bound``).
+            is kept only where a final search of every index set finds no violation above
+            the cut. It runs on every index set: boxes of any dimension, polytopes,
+            ellipsoids, products and smooth sets (the maximizers' faces,
+            :mod:`sipkl.sip.pricing.faces`; a set that states no inequalities, a budget set,
+            keeps its plain index points). It also follows a run that reached ``max_iter``:
+            where its rounds converge and their search finds no violation above the cut, the
+            run ends ``converged_local`` (the message says so). Default: after a local
+            search without a proof
+            (the default oracle, ``"dense"``, ``"sets"``, ``"ipopt"``), not after
+            ``"grid"`` nor a certified oracle, whose proof holds at the exchange method's x
+            (the exchange method's value stays in ``lower_bound``).
         tol, atol : float
             A point is violated when g_j(x, t) > (tol + atol)·s_j: ``tol`` and ``atol`` are
             both relative to the constraint's scale s_j (see
@@ -581,22 +704,35 @@ class SemiInfiniteProgram(ProgramBase):
         prune = self._prune(prune, 1 if isinstance(self.objective, cp.Minimize) else -1)
         space = IndexPointSpace(self.semi_infinite, constants)
         self.master.solvers = check_solvers(solvers)
-        oracle = self._oracle(oracle, constants)
+        if counterparts is None:
+            counterparts = oracle is None
+        exact = affine_counterparts(self.semi_infinite, skip={
+            j for j, L in enumerate(constants) if L is not None}) if counterparts else {}
+        self.master.counterparts = exact
+        # every constraint imposed exactly: the first master is the answer, solved tightly
+        self.master.solver_options = TIGHT if len(exact) == len(self.semi_infinite) else {}
+        named, oracle = oracle, self._oracle(oracle, constants, exact)
+        if reduce is None:
+            reduce = named != "grid" and self._searches(oracle)
         columns = self._initial_columns(initial_points)
-        if initial_points is None and resume is None:  # its last solve is the engine's first
-            columns = self._bounded_start(columns)
+        if initial_points is None:  # the counterparts impose those constraints
+            columns = [k for k in columns if not any(k.family is self.semi_infinite[j].T
+                                                     for j in exact)]
+        if initial_points is None and resume is None and columns:
+            columns = self._bounded_start(columns)  # its last solve is the engine's first
         else:
             self.master.reset()
         engine = self._engine(oracle, callback, tol=tol, atol=atol, max_iter=max_iter,
                               time_limit=clock.remaining(), n_price=n_price, prune=prune,
                               verbose=verbose, random_state=random_state,
                               checkpoint=checkpoint)
-        result = self._result(engine.run(space, columns, resume))
-        if reduce is None:
-            reduce = isinstance(oracle, DenseSampleOracle)
-        if reduce and result.success:
-            self._reduce(result, tol + atol, clock.at)
-        self._verify(result, tol + atol, [c.x_value() for c in self.semi_infinite])
+        run = engine.run(space, columns, resume)
+        result = self._result(run)
+        finite = None if run.master.model is None else run.master.model.finite_multipliers
+        if reduce and (result.success or result.status is RunStatus.ITERATION_LIMIT):
+            finite = self._reduce(result, tol + atol, clock.at) or finite
+        checked = self._worst_cases(result, exact, finite)
+        self._verify(result, tol + atol, [c.x_value() for c in self.semi_infinite], checked)
         if bracket is None:
             bracket = isinstance(oracle, LipschitzOracle) or all(c.T.finite
                                                                  for c in self.semi_infinite)
@@ -614,29 +750,69 @@ class SemiInfiniteProgram(ProgramBase):
         coordinate (the grid and its midpoints).
         """
         self.master.solvers = check_solvers(solvers)
+        self.master.counterparts, self.master.solver_options = {}, {}
         return self._solve_on_grid(n_points)
 
-    def _reduce(self, result: SIPResult, cut: float, deadline) -> None:
+    def _searches(self, oracle) -> bool:
+        """Whether ``oracle`` prices some constraint by a local search without a proof
+        (:class:`~sipkl.sip.pricing.dense.DenseSampleOracle`, a
+        :class:`~sipkl.sip.pricing.sets.SetSearchOracle`, a
+        :class:`~sipkl.pricing.MultiStartOracle`, alone or beside exact pricing): the runs
+        that the local reduction follows by default."""
+        searched = oracle.rest if isinstance(oracle, ExactWhereAffine) else oracle
+        return isinstance(searched, (DenseSampleOracle, SetSearchOracle, MultiStartOracle)) \
+            and not all(proves_bound(oracle, c.T, None) for c in self.semi_infinite)
+
+    def _reduce(self, result: SIPResult, cut: float, deadline):
         """The local reduction phase (:func:`~sipkl.sip.phases.reduction.reduce_locally`) from
         ``result``, which it updates where the reduced answer passes its final check; its
-        rounds end at ``deadline`` (a ``time.perf_counter()`` instant, or ``None``)."""
+        rounds end at ``deadline`` (a ``time.perf_counter()`` instant, or ``None``). Returns
+        the multipliers of the master's finite constraints at the reduced answer (``None``
+        where the exchange method's stands)."""
         if not self.master.semi_infinite or any(c.T.finite for c in self.semi_infinite):
-            return
+            return None
         values = [v.value for v in self.master.variables]
         clock = Deadline(deadline)
         reduced = reduce_locally(self.master, values, result.points, result.multipliers,
                                  result.scales, self.master.get_state()["objective_scale"],
                                  cut, self.master.solvers, clock)
-        result.lower_bound = result.objective
-        if self._reduced(result, reduced, clock.passed):
-            self.master.set_values(reduced["values"])
-            result.x = {v.name(): v.value for v in self.master.variables}
+        if not self._reduced(result, reduced, clock.passed):
+            return None
+        self.master.set_values(reduced["values"])
+        result.x = self._values()
+        return reduced["finite_multipliers"]
+
+    def _worst_cases(self, result: SIPResult, exact: dict, finite) -> set:
+        """The constraints imposed by their robust counterparts (``exact``, by position) at
+        the returned x: each one's maximizer of t ↦ g_j(x, t) over T_j (the support point of
+        its affine model) as its point, the counterpart's multiplier (``finite``: the
+        multipliers of the master's finite constraints, the counterparts after the user's;
+        NaN where the solver gave none), and its value g_j(x, t*) in ``max_violation``.
+        Returns the positions of those whose g passed the affinity check at this x: their
+        maximum is exact, and the final verification search skips them."""
+        checked = set()
+        if not result.scales:
+            return checked
+        row = len(self.constraints)
+        for j in sorted(exact):
+            sic = self.semi_infinite[j]
+            problem = IndexPointPricing(sic, ConstraintPrice(sic.x_value(), result.scales[j]))
+            t, value, bound = affine_maximum(problem, affine_model(problem))
+            if bound is not None:
+                checked.add(j)
+            result.max_violation = max(result.max_violation, value * result.scales[j])
+            dual = None if finite is None else finite[row]
+            result.points[j] = t[None]
+            result.multipliers[j] = np.array([np.nan if dual is None else float(dual)])
+            row += len(exact[j])
+        return checked
 
     def _bracket(self, result: SIPResult, constants, tol: float, deadline) -> None:
         """``result.bracket`` from a certified feasible point
         (:func:`~sipkl.sip.phases.feasible_point.restricted_feasible_point`, its rounds ended at
-        ``deadline``); the variables keep the result's values."""
-        relaxation = result.objective if result.lower_bound is None else result.lower_bound
+        ``deadline``); the variables keep the result's values. The run is a success, so its
+        last master was optimal: ``lower_bound`` is the relaxation."""
+        relaxation = result.lower_bound
         values = [v.value for v in self.master.variables]
         clock = Deadline(deadline)
         found = restricted_feasible_point(
@@ -649,8 +825,7 @@ class SemiInfiniteProgram(ProgramBase):
             return
         feasible, x = found
         low, high = sorted((relaxation, feasible))
-        result.bracket = {"lower": low, "upper": high,
-                          "x": {v.name(): value for v, value in zip(self.master.variables, x)}}
+        result.bracket = {"lower": low, "upper": high, "x": self._values(x)}
         result.message += (f"; the optimum lies in [{low:.10g}, {high:.10g}] (the exchange "
                            f"method's relaxation and a feasible point proved by the oracle)"
                            f"{stopped}")
@@ -700,8 +875,32 @@ class SemiInfiniteProgram(ProgramBase):
                         "unbounded, as the semi-infinite program appears to be (no proof: "
                         "more index points could bound it)"
                         + (f"; direction: {_format(direction)}" if direction else ""))
-        return self._assemble(cg, located, {v.name(): v.value for v in self.master.variables},
-                              status, message)
+        return self._assemble(cg, located, self._values(), status, message)
+
+    def _values(self, values=None) -> VariableValues:
+        """``values`` (in the order of ``master.variables``; default: the variables' current
+        values) as a :class:`VariableValues`."""
+        variables = self.master.variables
+        return VariableValues(variables,
+                              [v.value for v in variables] if values is None else values)
+
+    def load(self, values) -> None:
+        """Set every variable's ``.value`` from ``values``: a :class:`VariableValues` (as
+        ``result.x`` or ``result.bracket["x"]``), or a mapping by variable name.
+
+        E.g. ``problem.load(result.bracket["x"])`` puts the point proved feasible in the
+        variables (which hold ``result.x`` after a run). A ``ValueError`` names the variables
+        that ``values`` lacks (none is set then), cvxpy's a value of the wrong shape.
+        """
+        if not isinstance(values, Mapping):
+            raise TypeError(f"values must be a mapping of the variables' values (e.g. "
+                            f"result.x), got {type(values).__name__}")
+        keys = [v if isinstance(values, VariableValues) else v.name()
+                for v in self.master.variables]
+        missing = [v.name() for v, key in zip(self.master.variables, keys) if key not in values]
+        if missing:
+            raise ValueError(f"values: no value for the variables {missing}")
+        self.master.set_values([values[key] for key in keys])
 
 
 def _format(direction: dict) -> str:

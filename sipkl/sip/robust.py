@@ -82,6 +82,24 @@ def robust_counterpart(constraint: SemiInfiniteConstraint) -> list:
     return [at_centre + worst <= 0] + extra
 
 
+def affine_counterparts(semi_infinite, skip=()) -> dict:
+    """``{j: robust_counterpart(c_j)}`` for each constraint ``c_j`` (by position, those in
+    ``skip`` aside) over a continuous index set that has a conic form and whose g passes
+    the affinity checks of :func:`robust_counterpart`; a constraint for which it raises its
+    ``ValueError`` (g not affine in t or its coefficients not affine in x, a set without a
+    conic form) is left out: the exchange method solves it
+    (:meth:`~sipkl.sip.SemiInfiniteProgram.solve` imposes the others by these)."""
+    found = {}
+    for j, constraint in enumerate(semi_infinite):
+        if j in skip or constraint.T.finite:
+            continue
+        try:
+            found[j] = robust_counterpart(constraint)
+        except ValueError:
+            continue
+    return found
+
+
 def robust_program(objective, semi_infinite, constraints=()) -> cp.Problem:
     """The cvxpy problem with every semi-infinite constraint replaced by its robust
     counterpart (:func:`robust_counterpart`)."""

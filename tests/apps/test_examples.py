@@ -85,6 +85,7 @@ assert snapshots[-1].pricing.upper_bound <= last.threshold * (1 + 1e-4)
 
 
 @pytest.mark.roundoff
+@pytest.mark.slow  # 12 s; the docs build (default run) executes the notebook as well
 def test_tutorial_notebook():
     """The tutorial notebook (the docs page's one source) runs top to bottom in a fresh
     Jupyter kernel, draws its figures, and its run holds up to an independent check."""
@@ -119,6 +120,7 @@ assert abs(finite.objective - z_d.value) <= 1e-6 * z_d.value
 
 
 @pytest.mark.roundoff
+@pytest.mark.slow  # 18 s; the docs build (default run) executes it and its asserts
 def test_sip_tutorial_notebook():
     """The SIP tutorial notebook (the page "Your first semi-infinite program") runs top to
     bottom in a fresh Jupyter kernel — its asserts check every number its text states against

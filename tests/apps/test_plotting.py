@@ -175,3 +175,33 @@ def test_missing_matplotlib_is_a_clear_error(monkeypatch, run):
     monkeypatch.setitem(sys.modules, "matplotlib.pyplot", None)
     with pytest.raises(ImportError, match=r"pip install 'sipkl\[plot\]'"):
         plot_kernel_weights(clf.kernel_)
+
+
+def test_plot_convergence_of_a_semi_infinite_program():
+    """A SIPResult is drawn per round: the masters' values (the relaxation) under the
+    bracket and the objective, and the largest relative violation, on a log scale, above
+    the cut tol + atol; the plotted numbers are the history's."""
+    import cvxpy as cp
+    from sipkl.sip import Box, SemiInfiniteConstraint, SemiInfiniteProgram
+    c, z = cp.Variable(3), cp.Variable()
+    err = lambda c, t: np.vander(t[:, 0], 3, increasing=True) @ c - np.exp(t[:, 0])  # noqa: E731
+    program = SemiInfiniteProgram(cp.Minimize(z), [
+        SemiInfiniteConstraint(lambda c, t: err(c, t) - z, c, Box([-1.0], [1.0])),
+        SemiInfiniteConstraint(lambda c, t: -err(c, t) - z, c, Box([-1.0], [1.0]))])
+    result = program.solve(tol=1e-7, atol=1e-9,
+                           lipschitz=lambda c: abs(c[1]) + 2 * abs(c[2]) + np.e)
+    assert result.bracket is not None and result.nit >= 3
+    fig = plot_convergence(result)
+    top, bottom = fig.axes
+    rounds, relaxation = top.lines[0].get_data()
+    np.testing.assert_array_equal(rounds, np.arange(result.nit))
+    np.testing.assert_array_equal(relaxation, result.history["objective"])
+    np.testing.assert_array_equal(top.lines[1].get_ydata(), result.objective)
+    (band,) = top.patches
+    low, high = band.get_path().get_extents(band.get_transform() - top.transData).intervaly
+    np.testing.assert_allclose([low, high], [result.bracket["lower"], result.bracket["upper"]])
+    best = np.asarray(result.history["best_price"])
+    np.testing.assert_array_equal(bottom.lines[0].get_ydata(), np.where(best > 0, best, np.nan))
+    np.testing.assert_allclose(bottom.lines[1].get_ydata(), 1e-7 + 1e-9)
+    assert bottom.get_yscale() == "log"
+    assert_png(fig)

@@ -455,16 +455,22 @@ def test_same_run_of_the_default_oracle_on_a_nonaffine_g_in_other_units(make, rt
     np.testing.assert_allclose(cb, ca, rtol=rtol, atol=1e-9)
 
 
-def test_default_oracle_in_dimension_three_is_exact_on_an_affine_g():
-    """The default (SetSearchOracle) takes the exact maximizer where g passes the affine
-    check: the robust portfolio's optimum, without a proof."""
+def test_default_imposes_a_g_affine_in_t_by_its_counterpart_and_certifies():
+    """By default a g that passes the affinity check is imposed by its exact robust
+    counterpart and priced exactly (with the bound of the support function): the robust
+    portfolio ends certified at its closed form in one round; with the search alone
+    (``counterparts=False``) it stays uncertified."""
     mod = example("robust_portfolio")
     mu, L = mod.market(6)
-    program, w, z = mod.portfolio_program(mu, L, 1.0)
-    result = program.solve(tol=1e-9)
-    assert result.status == "converged_local" and not result.violation_proved
     value, _ = mod.closed_form(mu, L, 1.0)
+    program, w, z = mod.portfolio_program(mu, L, 1.0)
+    result = program.solve()
+    assert result.status == "certified_optimal" and result.violation_proved, result.message
+    assert result.nit == 1
     assert abs(result.objective - value) <= 1e-8 * 0.05
+    searched = program.solve(tol=1e-9, counterparts=False)
+    assert searched.status == "converged_local" and not searched.violation_proved
+    assert abs(searched.objective - value) <= 1e-8 * 0.05
 
 
 def test_default_oracle_searches_a_nonaffine_g_in_dimension_three():
@@ -530,8 +536,6 @@ def test_bad_uses_are_clear_errors():
     for name in ("ipopt", "lipschitz"):  # the box oracles, asked for by name, would search
         with pytest.raises(ValueError, match="bounding box"):  # the bounding box
             program.solve(name, lipschitz=10.0)
-    with pytest.raises(ValueError, match="reduce=False"):
-        program.solve(reduce=True)
     with pytest.raises(ValueError, match="must lie in"):
         program.solve(initial_points=[[[0.9, 0.9]]])
     with pytest.raises(TypeError, match="index set"):

@@ -516,6 +516,7 @@ def test_a_program_proved_infeasible_is_not_called_unbounded():
     assert not any(a.status == "unbounded" for _, a in result.attempts)
 
 
+@pytest.mark.slow
 def test_an_unbounded_program_whose_masters_are_constant_in_x_ends_unbounded():
     """g(x, t) = 0·x + ‖t‖² − 2 ≤ 0 holds on the unit disc and on the square [−1, 1]² whatever
     x: min x is unbounded along x = −1. No master constrains x — the input on which ECOS's
@@ -710,6 +711,7 @@ def test_bad_input_is_a_clear_error(call, error, match):
 
 
 # -- 7. kernel learning in this layer ---------------------------------------------------
+@pytest.mark.slow
 def test_ikl_as_a_semi_infinite_program_reaches_ikl_classifier():
     spec = importlib.util.spec_from_file_location("ikl_as_sip", ROOT / "examples" /
                                                   "ikl_as_sip.py")

@@ -464,8 +464,8 @@ def test_watson2_with_x1_held_at_one_half(option):
     problem = NONLINEAR_PROBLEMS["watson2"]
     (c,) = problem.constraints
     options = {"bounds": {"bounds": [(-0.5, None), (None, None)]},
-               "inequality": {"finite": FiniteConstraint(lambda x: -0.5 - x[0])},
-               "equality": {"finite": FiniteConstraint(lambda x: x[0] + 0.5,
+               "inequality": {"constraints": FiniteConstraint(lambda x: -0.5 - x[0])},
+               "equality": {"constraints": FiniteConstraint(lambda x: x[0] + 0.5,
                                                        equality=True)}}[option]
     program = NonlinearSemiInfiniteProgram(problem.f, NonlinearConstraint(
         c.g, Box(c.lower, c.upper)), [-0.4, -1.0], **options)
@@ -548,7 +548,7 @@ def test_a_local_failure_is_a_status_with_the_solvers_messages():
     problem = NONLINEAR_PROBLEMS["watson2"]
     (c,) = problem.constraints
     program = NonlinearSemiInfiniteProgram(problem.f, NonlinearConstraint(
-        c.g, Box(c.lower, c.upper)), problem.x0, finite=lambda x: x[0] ** 2 + 1.0)
+        c.g, Box(c.lower, c.upper)), problem.x0, constraints=lambda x: x[0] ** 2 + 1.0)
     result = program.solve()
     assert result.status == RunStatus.MASTER_FAILED and not result.success
     assert [a.solver for _, a in result.attempts] == ["ipopt", "slsqp"]
@@ -687,7 +687,7 @@ G = NonlinearConstraint(lambda x, t: x[0] * t[:, 0] - x[1], Box([-1.0], [1.0]), 
 
 
 def build(**changes):
-    arguments = {"f": lambda x: x @ x, "constraints": G, "x0": [1.0, 2.0], **changes}
+    arguments = {"f": lambda x: x @ x, "semi_infinite": G, "x0": [1.0, 2.0], **changes}
     return NonlinearSemiInfiniteProgram(**arguments)
 
 
@@ -696,7 +696,7 @@ def build(**changes):
     ({"x0": []}, ValueError, "x0 must be a non-empty 1-D sequence"),
     ({"x0": [1.0, np.nan]}, ValueError, "x0 must be finite"),
     ({"x0": "ab"}, TypeError, "x0 must be a sequence of numbers"),
-    ({"x0": [1.0]}, IndexError, ""),  # g reads x[1]: the user's own error
+    ({"x0": [1.0]}, ValueError, "'good': g(x, t) fails both"),  # g reads x[1], shown
     ({"bounds": [(0, 1)]}, ValueError, "bounds must be 2 (lower, upper) pairs"),
     ({"x0": [1.0, 2.0, 0.5], "bounds": Bounds([0, 0], [3, 3])}, ValueError,
      "bounds: a Bounds needs lb and ub of 3 entries"),
@@ -708,14 +708,14 @@ def build(**changes):
     ({"f": lambda x: np.inf}, ValueError, "f must return one finite number"),
     ({"grad_f": lambda x: x[:1]}, ValueError, "grad_f must return 2 finite numbers"),
     ({"grad_f": lambda x: x * np.nan}, ValueError, "grad_f must return 2 finite numbers"),
-    ({"constraints": []}, TypeError, "constraints must be a NonlinearConstraint"),
-    ({"constraints": [G, G]}, ValueError, "names must be distinct"),
-    ({"finite": [FiniteConstraint(lambda x: x[0], name="c"),
+    ({"semi_infinite": []}, TypeError, "semi_infinite must be a NonlinearConstraint"),
+    ({"semi_infinite": [G, G]}, ValueError, "names must be distinct"),
+    ({"constraints": [FiniteConstraint(lambda x: x[0], name="c"),
                  FiniteConstraint(lambda x: x[1], name="c")]}, ValueError,
      "names must be distinct"),
-    ({"finite": FiniteConstraint(lambda x: x[0] / 0.0, name="bad")}, ValueError,
+    ({"constraints": FiniteConstraint(lambda x: x[0] / 0.0, name="bad")}, ValueError,
      "finite constraint 'bad': fun(x) must return finite numbers"),
-    ({"finite": FiniteConstraint(lambda x: x[0], jac=lambda x: np.ones((2, 2)), name="c")},
+    ({"constraints": FiniteConstraint(lambda x: x[0], jac=lambda x: np.ones((2, 2)), name="c")},
      ValueError, "finite constraint 'c': jac must return a (1, 2) array"),
 ])
 def test_bad_input_names_the_argument(changes, error, words):
@@ -729,6 +729,31 @@ def _escaped(words):
     return re.escape(words)
 
 
+def test_the_keywords_of_0_1_still_work_with_a_warning():
+    """``constraints=`` for the semi-infinite constraints and ``finite=`` for the finite ones
+    (sipkl 0.1) warn, naming the new keywords, and build the program of the new spelling:
+    min ‖x‖² s.t. x₁ ≥ x₀t on [−1, 1] and x₀ ≥ 1, solved by hand: x = (1, 1), f = 2."""
+    one = FiniteConstraint(lambda x: 1.0 - x[0])
+    with pytest.warns(DeprecationWarning) as caught:
+        old = build(semi_infinite=None, constraints=G, finite=one)
+    messages = " | ".join(str(w.message) for w in caught)
+    assert "pass them as semi_infinite=" in messages and "finite constraints as constraints=" \
+        in messages
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        new = build(constraints=one)
+        positional = NonlinearSemiInfiniteProgram(lambda x: x @ x, G, [1.0, 2.0],
+                                                  constraints=[one])
+    results = [program.solve() for program in (old, new, positional)]
+    assert results[0].objective == results[1].objective == results[2].objective
+    np.testing.assert_allclose(results[0].x, [1.0, 1.0], atol=1e-7)
+    np.testing.assert_allclose(results[0].objective, 2.0, rtol=1e-8)
+    with pytest.warns(DeprecationWarning), pytest.raises(TypeError, match="both given"):
+        build(constraints=one, finite=one)
+    with pytest.raises(TypeError, match="x0.*required"):
+        NonlinearSemiInfiniteProgram(lambda x: x @ x, G)
+
+
 def test_a_non_finite_g_or_gradient_names_the_constraint_and_t():
     """At the start (g and its x-gradient at the first index points) or in the run (g where
     the pricing evaluates it, the x-gradient at each new index point)."""
@@ -736,25 +761,26 @@ def test_a_non_finite_g_or_gradient_names_the_constraint_and_t():
                               name="log")
     with np.errstate(all="ignore"), pytest.raises(
             ValueError, match=r"'log': g\(x, t\) = -inf at t = \[0.0\]"):
-        build(constraints=log).solve()
+        build(semi_infinite=log).solve()
     bad_jac = NonlinearConstraint(lambda x, t: x[0] * t[:, 0] - x[1], Box([0.0], [1.0]),
                                   jac_g=lambda x, t: np.where(t > 0.4, np.nan, 1.0)
                                   * np.ones((len(t), 2)), name="jac")
     with pytest.raises(ValueError, match=r"'jac': jac_g\(x, t\) is not finite at t = \[0.5\]"):
-        build(constraints=bad_jac)
+        build(semi_infinite=bad_jac)
     at_zero = NonlinearConstraint(  # t = 0 becomes an index point in the first round
         lambda x, t: x[0] * (1 - t[:, 0]) - x[1], Box([0.0], [1.0]), name="zero",
         jac_g=lambda x, t: np.column_stack([1 - t[:, 0] + np.where(t[:, 0] == 0, np.nan, 0),
                                             -np.ones(len(t))]))
     with pytest.raises(ValueError, match=r"'zero': jac_g\(x, t\) is not finite at t = \[0.0\]"):
-        build(f=lambda x: (x[0] - 3) ** 2 + x[1] ** 2, constraints=at_zero).solve()
-    shape = NonlinearConstraint(lambda x, t: x[:1], Box([0.0], [1.0]), name="shape")
+        build(f=lambda x: (x[0] - 3) ** 2 + x[1] ** 2, semi_infinite=at_zero).solve()
+    shape = NonlinearConstraint(lambda x, t: x[:1], Box([0.0], [1.0]), vectorized=True,
+                                name="shape")
     with pytest.raises(ValueError, match="'shape': g.x, t. must return 4 values"):
-        build(constraints=shape)
+        build(semi_infinite=shape)
     wrong_jac = NonlinearConstraint(lambda x, t: x[0] * t[:, 0], Box([0.0], [1.0]),
                                     jac_g=lambda x, t: np.ones((len(t), 3)), name="wj")
     with pytest.raises(ValueError, match=r"'wj': jac_g must return an \(4, 2\) array"):
-        build(constraints=wrong_jac)
+        build(semi_infinite=wrong_jac)
 
 
 @pytest.mark.parametrize("arguments, error, words", [

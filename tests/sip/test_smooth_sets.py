@@ -72,6 +72,7 @@ def test_robust_lp_over_a_disk_cut_by_a_half_plane_matches_its_counterpart(oracl
         assert result.status == "certified_optimal"
 
 
+@pytest.mark.slow
 def test_a_nonaffine_constraint_over_a_smooth_set_against_a_dense_sample():
     """g = x₁ sin(3t₁) + x₂ t₂² − 1 over an ellipse written as an inequality: the default
     oracle (IPOPT on h inside the set) against the LP over 160 000 points of a polar sample

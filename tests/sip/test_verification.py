@@ -116,6 +116,7 @@ def test_the_grid_oracle_over_a_continuous_set_is_right_or_says_so(case):
         assert on_cloud > 1e-6 * scale or res.max_violation > 1e-6 * scale
 
 
+@pytest.mark.slow
 def test_a_violation_away_from_the_index_points_of_a_4d_box_is_found():
     """A one-sided L1 fit on [0, 1]⁴ with the default settings (multi-start local
     searches): the largest violation over a dense sample (21⁴ grid and 3·10⁵ random points)

@@ -84,8 +84,8 @@ class NonlinearConstraint(IndexConstraint):
     Parameters
     ----------
     g : callable
-        ``g(x, t)``: with ``vectorized=True`` (default), t an (m, p) array of index points
-        and m values returned; else t one point (p values) and one value returned.
+        ``g(x, t)``: with ``vectorized=True``, t an (m, p) array of index points and m
+        values returned; else t one point (p values) and one value returned.
     T : an index set of :mod:`sipkl.sip.sets.base` (:class:`~sipkl.sip.Box`,
         :class:`~sipkl.sip.FiniteSet`, …)
     jac_g : callable, optional
@@ -95,12 +95,15 @@ class NonlinearConstraint(IndexConstraint):
     grad_t : callable, optional
         ``grad_t(x, t)``: the t-gradients, for pricing, as for
         :class:`~sipkl.sip.SemiInfiniteConstraint` (``None``: central differences in t).
-    vectorized : bool
+    vectorized : bool, optional
+        ``None`` (default): detected at the first evaluation of g, as for every
+        :class:`~sipkl.sip.constraints.semi_infinite.IndexConstraint`
+        (:meth:`~sipkl.sip.constraints.semi_infinite.IndexConstraint.is_vectorized`).
     name : str, optional
     """
 
     def __init__(self, g: Callable, T: IndexSet, jac_g: Callable = None,
-                 grad_t: Callable = None, vectorized: bool = True, name: str = None):
+                 grad_t: Callable = None, vectorized: bool | None = None, name: str = None):
         super().__init__(g, T, grad_t, vectorized, name)
         self.jac_g = checked_callable(jac_g, "jac_g", "jac_g(x, t)")
         self.differences = None  # "complex-step" or "central", measured at the first use
@@ -113,7 +116,7 @@ class NonlinearConstraint(IndexConstraint):
         x = np.asarray(x, dtype=float)
         m, n = len(points), len(x)
         if self.jac_g is not None:
-            if self.vectorized:
+            if self.is_vectorized(x):
                 jac = np.asarray(self.jac_g(x, points), dtype=float)
             else:
                 jac = np.array([np.ravel(np.asarray(self.jac_g(x, t), dtype=float))
@@ -138,6 +141,6 @@ class NonlinearConstraint(IndexConstraint):
     def raw_values(self, x, points) -> np.ndarray:
         """g at the rows of ``points`` without conversion or checks (complex for a complex
         x; the NLP master's trial points, which may overflow)."""
-        if self.vectorized:
+        if self.is_vectorized(x):
             return np.asarray(self.g(x, points)).reshape(len(points))
         return np.array([np.asarray(self.g(x, t)).reshape(()) for t in points])

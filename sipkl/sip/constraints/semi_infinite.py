@@ -77,13 +77,16 @@ class IndexConstraint:
         ``grad_t(x, t)``: the gradient of g in t at numeric x (p values; (m, p) when
         vectorized). ``None``: central finite differences with steps ``FD_STEP`` times the
         box's width (one-sided at its faces), all points in one evaluation when vectorized.
-    vectorized : bool
+    vectorized : bool, optional
+        Whether g (and ``grad_t``, and ``jac_g`` of a
+        :class:`~sipkl.sip.NonlinearConstraint`) takes an (m, p) array of points. ``None``
+        (default): detected at the first evaluation of g (:meth:`is_vectorized`).
     name : str, optional
         Names the constraint in messages, results and printed index points.
     """
 
     def __init__(self, g: Callable, T: IndexSet, grad_t: Callable = None,
-                 vectorized: bool = False, name: str = None):
+                 vectorized: bool | None = None, name: str = None):
         checked_callable(g, "g", "g(x, t)", optional=False)
         checked_callable(grad_t, "grad_t", "grad_t(x, t)")
         if not isinstance(T, IndexSet):
@@ -91,12 +94,55 @@ class IndexConstraint:
                             f"sipkl.sip.sets.base: Polytope, Ball, Ellipsoid, Product, "
                             f"Intersection), got {type(T).__name__}")
         self.g, self.T, self.grad_t = g, T, grad_t
-        self.vectorized, self.name = bool(vectorized), checked_name(name)
+        self.vectorized = None if vectorized is None else bool(vectorized)
+        self.name = checked_name(name)
+
+    def is_vectorized(self, x) -> bool:
+        """``vectorized``, detected at the first call where it is ``None`` (then kept), at
+        ``x`` (numeric, or the cvxpy variables of a :class:`SemiInfiniteConstraint`).
+
+        The probe calls g once with an (m, p) array of m = p + 1 points of T
+        (``T.initial_points``; repeated where a finite T has fewer), and once per point with
+        t of shape (p,). A g written for one point that indexes t (``t[0]``) returns p
+        values, or fails, on the array, never the m = p + 1 it must return. g is vectorized
+        where the array call returns m values (shape (m,): numbers, or a cvxpy expression)
+        and these equal the point-by-point values to round-off (10⁻⁹ relative), as far as
+        both are known: a cvxpy expression of variables without values has shapes only,
+        which then decide. It is not vectorized where the array call fails or returns
+        another shape while each point-by-point call returns one value. A ``ValueError``
+        naming the constraint where neither way works (with both errors), or where both do
+        and disagree (then state ``vectorized``)."""
+        if self.vectorized is None:
+            self.vectorized = self._probe(x)
+        return self.vectorized
+
+    def _probe(self, x) -> bool:
+        """Whether g is vectorized, by the probe of :meth:`is_vectorized`."""
+        p = self.T.dim
+        points = self.T.initial_points(p + 1)
+        points = points[np.arange(p + 1) % len(points)]
+        together, failed_together = _attempt(lambda: _probed(self.g(x, points), p + 1))
+        apart, failed_apart = _attempt(lambda: [_probed(self.g(x, t), 1) for t in points])
+        if failed_together and failed_apart:
+            raise ValueError(f"semi-infinite constraint {self.name!r}: g(x, t) fails both "
+                             f"with t of shape {points.shape} ({failed_together}) and with t "
+                             f"of shape ({p},) ({failed_apart})")
+        if failed_together or failed_apart:
+            return not failed_together
+        if together is None or any(a is None for a in apart):  # variables without values
+            return True
+        apart = np.concatenate(apart)
+        if np.allclose(together, apart, rtol=1e-9, atol=1e-9 * np.abs(apart).max(),
+                       equal_nan=True):
+            return True
+        raise ValueError(f"semi-infinite constraint {self.name!r}: g(x, t) returns "
+                         f"{together.tolist()} for the points {points.tolist()} at once but "
+                         f"{apart.tolist()} one by one: state vectorized=True or False")
 
     def values(self, x, points: np.ndarray) -> np.ndarray:
         """g(x, t) at numeric ``x`` for the rows of ``points`` (m values), checked: shape,
         and finite (a NaN or an infinity is an error naming the constraint)."""
-        if self.vectorized:
+        if self.is_vectorized(x):
             values = _numbers(self.g(x, points))
             self._check_shape(values.shape, len(points), points)
             values = values.reshape(len(points))
@@ -166,7 +212,7 @@ class IndexConstraint:
     def _stated_gradients(self, x, points: np.ndarray) -> np.ndarray:
         """``grad_t`` at the rows of ``points`` (m × p), checked: shape."""
         m, p = points.shape
-        if self.vectorized:
+        if self.is_vectorized(x):
             grads = _numbers(self.grad_t(x, points))
         else:
             grads = np.array([_numbers(self.grad_t(x, t)).reshape(-1) for t in points])
@@ -198,11 +244,13 @@ class SemiInfiniteConstraint(IndexConstraint):
         A scalar g is evaluated in a loop over the points in pricing (slower).
     x : cvxpy Variable, or tuple of them
     T, grad_t, vectorized, name
-        As for :class:`IndexConstraint`.
+        As for :class:`IndexConstraint` (``vectorized=None``: detected when the master
+        first builds g's expressions, from their shapes where the variables have no value
+        yet).
     """
 
     def __init__(self, g: Callable, x, T: IndexSet, grad_t: Callable = None,
-                 vectorized: bool = False, name: str = None):
+                 vectorized: bool | None = None, name: str = None):
         super().__init__(g, T, grad_t, vectorized, name)
         xs = x if isinstance(x, (tuple, list)) else (x,)
         if not xs or not all(isinstance(v, cp.Expression) for v in xs):
@@ -220,7 +268,7 @@ class SemiInfiniteConstraint(IndexConstraint):
         """The cvxpy expressions g(x, t) of the rows of ``points`` (one (m,)-expression when
         vectorized, else m scalar ones), checked: shape, finite numbers, and convex in the
         variables."""
-        if self.vectorized:
+        if self.is_vectorized(self.x):
             expression = _expression(self.g(self.x, points))
             self._check_shape(expression.shape, len(points), points)
             self._check_finite(expression, points)
@@ -282,6 +330,25 @@ def magnitude(expression: cp.Expression, size: int) -> np.ndarray:
         elif right.is_constant() and right.size == 1:
             return abs(np.asarray(right.value).item()) * magnitude(left, size)
     return np.abs(np.broadcast_to(np.ravel(np.asarray(expression.value, dtype=float)), size))
+
+
+def _attempt(call) -> tuple:
+    """``(call(), None)``, or ``(None, "the error")`` where it raises."""
+    try:
+        return call(), None
+    except Exception as error:  # the user's g, called in a way it may not take
+        return None, f"{type(error).__name__}: {error}"
+
+
+def _probed(value, m: int):
+    """g's answer ``value`` for m points as m numbers (``None`` for a cvxpy expression of
+    variables without values), a ``ValueError`` for another shape (one value: () or (1,))."""
+    shape = tuple(value.shape) if isinstance(value, cp.Expression) else np.shape(value)
+    if shape != (m,) and not (m == 1 and shape == ()):
+        raise ValueError(f"g returned shape {shape}, not ({m},)")
+    if isinstance(value, cp.Expression):
+        value = value.value
+    return None if value is None else np.asarray(value).reshape(m)
 
 
 def _expression(value) -> cp.Expression:

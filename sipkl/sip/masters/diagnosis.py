@@ -26,12 +26,15 @@ def infeasible_parts(master, columns: Sequence[Column]) -> list[str]:
     """The parts of ``master``'s problem over ``columns`` that are infeasible on their own:
     ``["the finite constraints"]`` when those are, else ``"<name> with the finite
     constraints"`` for each semi-infinite constraint infeasible with them, else ``[]`` (only
-    their combination is)."""
-    if _status(cp.Problem(cp.Minimize(0), master.constraints), master) is Status.INFEASIBLE:
+    their combination is). A semi-infinite constraint imposed by its robust counterpart
+    (``master.counterparts``) is that counterpart."""
+    finite = master.finite_constraints
+    if _status(cp.Problem(cp.Minimize(0), finite), master) is Status.INFEASIBLE:
         return ["the finite constraints"]
     faulty = []
-    for sic, group in zip(master.semi_infinite, master.groups(columns)):
-        problem = cp.Problem(cp.Minimize(0), master.constraints + _imposed(sic, columns, group))
+    for j, (sic, group) in enumerate(zip(master.semi_infinite, master.groups(columns))):
+        problem = cp.Problem(cp.Minimize(0), finite + master.counterparts.get(j, [])
+                             + _imposed(sic, columns, group))
         if _status(problem, master) is Status.INFEASIBLE:
             faulty.append(f"{sic.name} with the finite constraints")
     return faulty

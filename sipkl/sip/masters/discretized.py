@@ -18,7 +18,7 @@ import cvxpy as cp
 import numpy as np
 
 from ...core.contracts import Column, MasterBase, MasterSolution
-from ...solvers import solve_cvxpy
+from ...solvers import Status, solve_cvxpy
 from ...solvers.cvx import DEFAULT_SOLVERS, check_solvers
 from ..constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint, magnitude
 from ..pricing.space import ConstraintPrice
@@ -29,12 +29,14 @@ from .scales import next_objective_scale, positive_scale
 class DiscretizedModel:
     """What a solve of the restricted master leaves: the value of every variable (in the
     order of ``DiscretizedMaster.variables``), the price (one
-    :class:`~sipkl.sip.pricing.space.ConstraintPrice` per constraint), and σ_f, the objective's scale
-    of the next solve."""
+    :class:`~sipkl.sip.pricing.space.ConstraintPrice` per constraint), the multipliers of the
+    finite constraints (in the user's units, in the order of ``DiscretizedMaster.constraints``;
+    ``None`` where the solver gave none), and σ_f, the objective's scale of the next solve."""
 
     values: list
     price: list
     objective_scale: float = 1.0
+    finite_multipliers: list = None
 
 
 class IndexPointMaster(MasterBase):
@@ -119,7 +121,15 @@ class DiscretizedMaster(IndexPointMaster):
     def __init__(self, objective, semi_infinite: Sequence[SemiInfiniteConstraint],
                  constraints=(), solvers: Sequence[str] = DEFAULT_SOLVERS):
         super().__init__(semi_infinite)
-        self.objective, self.constraints = objective, list(constraints)
+        self.objective, self.finite_constraints = objective, list(constraints)
+        #: per semi-infinite constraint (by position), the cvxpy constraints that impose it
+        #: exactly where it has them (its robust counterpart, :mod:`sipkl.sip.robust`), set
+        #: by the program for a run: they join the finite constraints
+        self.counterparts = {}
+        #: options of the solvers by name (:func:`~sipkl.solvers.solve_cvxpy`), set by the
+        #: program for a run: tried first, the solvers' defaults where they give no optimal
+        #: answer
+        self.solver_options = {}
         self.solvers = check_solvers(solvers)
         # g_j at t_0, the first of T_j.initial_points: a scale where T_j^(k) is empty
         self._references = [c.expressions(c.T.initial_points(1)) for c in self.semi_infinite]
@@ -131,6 +141,13 @@ class DiscretizedMaster(IndexPointMaster):
         self._inverse_scales = [cp.Parameter(nonneg=True, value=1.0)
                                 for _ in self.semi_infinite]
         self.reset()
+
+    @property
+    def constraints(self) -> list:
+        """The finite constraints of every solve: the user's, then the counterparts (in the
+        order of their constraints' positions)."""
+        return self.finite_constraints + [c for j in sorted(self.counterparts)
+                                          for c in self.counterparts[j]]
 
     def set_values(self, values) -> None:
         """Give the cvxpy variables (in the order of ``variables``) these values: the user's
@@ -183,7 +200,11 @@ class DiscretizedMaster(IndexPointMaster):
         self._inverse_objective_scale.value = 1.0 / self._objective_scale
         for parameter, scale in zip(self._inverse_scales, self._scales):
             parameter.value = 1.0 / scale
-        status, attempts = solve_cvxpy(problem, self.solvers)
+        status, attempts = solve_cvxpy(problem, self.solvers, warn=not self.solver_options,
+                                       **self.solver_options)
+        if self.solver_options and status is not Status.OPTIMAL:  # the solvers' defaults
+            status, more = solve_cvxpy(problem, self.solvers)
+            attempts += more
         if not status.usable or any(v.value is None for v in self.variables):
             return MasterSolution.failed(len(columns), status, attempts)
         weights = np.zeros(len(columns))
@@ -202,7 +223,9 @@ class DiscretizedMaster(IndexPointMaster):
         solution = MasterSolution(
             weights=weights, objective=float(problem.value) * self._objective_scale,
             price=price, threshold=0.0, gap=0.0, status=status, attempts=attempts,
-            model=DiscretizedModel([v.value for v in self.variables], price),
+            model=DiscretizedModel([v.value for v in self.variables], price,
+                                   finite_multipliers=finite_multipliers(
+                                       self.constraints, self._objective_scale)),
             column_prices=relative, cut_scale=1.0)
         self._scales = np.array([p.scale for p in price])
         self._objective_scale = next_objective_scale(self._objective_scale, positive_scale(
@@ -227,6 +250,14 @@ class DiscretizedMaster(IndexPointMaster):
         problem = cp.Problem(type(self.objective)(objective),
                              self.constraints + [c for c in imposed if c is not None])
         return problem, imposed, expressions
+
+
+def finite_multipliers(constraints, objective_scale: float) -> list:
+    """The multipliers of cvxpy ``constraints`` in a problem whose objective was divided by
+    ``objective_scale`` (their duals times it: the user's units), ``None`` for a constraint
+    without a dual value."""
+    return [None if c.dual_value is None else np.asarray(c.dual_value) * objective_scale
+            for c in constraints]
 
 
 def _positive(value) -> bool:

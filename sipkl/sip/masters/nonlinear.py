@@ -26,7 +26,7 @@ from ...solvers.nlp import METHODS, NLPAnswer, active_multipliers, minimize_nlp
 from ..constraints.derivatives import derivative, measured_differences
 from ..constraints.nonlinear import FiniteConstraint, NonlinearConstraint
 from ..constraints.semi_infinite import NonFiniteValue
-from ..pricing.dense import climb
+from ..pricing.faces import climb
 from ..pricing.space import ConstraintPrice, IndexPointPricing
 from .discretized import IndexPointMaster
 from .scales import implied_objective_scale, next_objective_scale, objective_units, positive_scale

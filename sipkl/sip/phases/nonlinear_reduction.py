@@ -42,7 +42,6 @@ from ...solvers import Status
 from ...solvers.nlp import active_multipliers, minimize_nlp
 from ..masters.nonlinear import ScaledProgram
 from ..masters.scales import objective_units
-from ..pricing.dense import DenseSampleOracle
 from ..pricing.space import ConstraintPrice
 from .reduction import MAX_ROUNDS, NEAR_RTOL, Deadline, active_mask, checked_points, climbed_maxima
 
@@ -71,7 +70,7 @@ def reduce_nonlinear(master, x, points, multipliers, scales, cut, deadline: Dead
     objective_scale = master.objective_scale(x)
     units = objective_units(scales, [float(np.sum(m)) for m in multipliers], objective_scale)
     active = [p[active_mask(m)] for p, m in zip(points, multipliers)]
-    oracle, steps, attempts = DenseSampleOracle(), [], []
+    steps, attempts = [], []
     objective, program, answer, relative = float(master.f(x)), None, None, np.array([np.inf])
     # the exchange method's x violates g_j by at most cut·u_j, which moves f by about
     # cut·σ_f per constraint: a reduced value further above it is another point, not a
@@ -100,7 +99,7 @@ def reduce_nonlinear(master, x, points, multipliers, scales, cut, deadline: Dead
         objective = new_objective
         tops = program.climbed_at(x)
         active, relative = checked_points(sics, [ConstraintPrice(x, s) for s in scales],
-                                          oracle, tops, cut)
+                                          tops, cut)
         if relative.max() <= cut:
             break
     if answer is None or relative.max() > cut or objective > ceiling:

@@ -36,12 +36,14 @@ from typing import Optional
 
 import cvxpy as cp
 import numpy as np
-from cvxpy.transforms import linearize
+from scipy import sparse
 
 from ...solvers import Status, solve_cvxpy
 from ..constraints.semi_infinite import FD_STEP
+from ..masters.discretized import finite_multipliers
 from ..masters.scales import objective_units
-from ..pricing.dense import DenseSampleOracle, climb, pricing_hessians
+from ..pricing.faces import climb, face, tangent_hessian
+from ..pricing.sets import SetSearchOracle
 from ..pricing.space import ConstraintPrice, IndexPointPricing
 
 #: Newton rounds at most
@@ -50,9 +52,6 @@ MAX_ROUNDS = 8
 #: stop when a round changes the objective by at most this fraction of its scale σ_f (ten
 #: times the solvers' tolerance in the rounds, ``TIGHT``: below it a step is round-off)
 REDUCTION_RTOL = 1e-9
-
-#: a coordinate of t within this fraction of the box's width of a face is on that face
-FACE_RTOL = 1e-9
 
 #: the conic solvers' tolerances in the rounds, tried before their defaults (10⁻⁸, which
 #: would leave the objective accurate to about 10⁻⁸ of its scale, not better)
@@ -100,14 +99,15 @@ class Deadline:
 
 @dataclass
 class ReducedPoint:
-    """One active index point of constraint ``j`` after a round's Newton steps in t: the
-    point, the coordinates free to move (not on a face), and R = Λ^(−1/2) Vᵀ on them, where
-    A = V Λ Vᵀ, so that −A⁻¹ = RᵀR (``None`` where the maximum is degenerate or no
-    coordinate is free)."""
+    """One active index point of constraint ``j`` after a round's climb in t: the point,
+    the directions D of its face (p × q; :class:`~sipkl.sip.pricing.faces.Face`), and
+    R = Λ^(−1/2) Vᵀ where A = V Λ Vᵀ is the Hessian of the Lagrangian on the face, so that
+    −A⁻¹ = RᵀR (``None`` where the maximum is degenerate, no direction is free, or the set
+    states no inequalities)."""
 
     j: int
     t: np.ndarray
-    free: np.ndarray
+    directions: np.ndarray
     root: np.ndarray = None
 
 
@@ -124,9 +124,9 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
     the last round whose check completed. Returns ``None`` where the reduction did not
     improve on the answer, else a dict: ``values``, ``points``, ``multipliers``,
     ``objective``, ``max_violation`` (raw units, the largest found on the final check),
-    ``nit``, ``steps`` (|Δf|/σ_f per round), ``converged``, ``attempts``.
+    ``nit``, ``steps`` (|Δf|/σ_f per round), ``converged``, ``finite_multipliers`` (of
+    ``master.constraints``, the user's units), ``attempts``.
     """
-    oracle = DenseSampleOracle()
     # each constraint in the units where the solver's feasibility tolerance is one of the
     # objective: a violation v of g_j moves f by about M_j·v (M_j its total multiplier)
     units = objective_units(scales, [float(np.sum(m)) for m in multipliers], objective_scale)
@@ -154,10 +154,11 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
         keep = tight | (duals > 1e-9 * duals.max(initial=0.0))
         active, relative = checked_points(master.semi_infinite, [
             ConstraintPrice(sic.x_value(), s) for sic, s in zip(master.semi_infinite, scales)],
-            oracle, [np.array([r.t for r, k in zip(reduced, keep) if r.j == j and k]).reshape(
+            [np.array([r.t for r, k in zip(reduced, keep) if r.j == j and k]).reshape(
                 -1, sic.T.dim) for j, sic in enumerate(master.semi_infinite)], cut)
         done = {"values": x_values, "objective": objective, "reduced": reduced,
-                "duals": duals, "relative": relative, "steps": list(steps)}
+                "duals": duals, "relative": relative, "steps": list(steps),
+                "finite_multipliers": finite_multipliers(master.constraints, objective_scale)}
         if steps and steps[-1] <= REDUCTION_RTOL and relative.max() <= cut:
             converged = True
             break
@@ -173,7 +174,7 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
             "multipliers": final, "objective": done["objective"],
             "max_violation": float(np.max(done["relative"] * np.asarray(scales))),
             "nit": len(done["steps"]) + 1, "steps": done["steps"], "converged": converged,
-            "attempts": attempts}
+            "finite_multipliers": done["finite_multipliers"], "attempts": attempts}
 
 
 def _solve(problem: cp.Problem, solvers, attempts: list) -> Status:
@@ -187,13 +188,17 @@ def _solve(problem: cp.Problem, solvers, attempts: list) -> Status:
     return status
 
 
-def checked_points(semi_infinite, prices, oracle, active, cut):
-    """Each constraint's active points with the violators that a dense search at its price
-    (x and scale) finds (relative value above ``cut``; the exchange step within the rounds),
-    and per constraint the largest relative value found."""
+def checked_points(semi_infinite, prices, active, cut):
+    """Each constraint's active points with the violators that a search of its index set at
+    its price (x and scale) finds (relative value above ``cut``; the exchange step within the
+    rounds), and per constraint the largest relative value found. The search is the default
+    one's (:class:`~sipkl.sip.pricing.sets.SetSearchOracle`: a dense sample refined by Newton
+    steps in dimension ≤ 2, a screened sample from a fixed seed above, the active points
+    refined in the set in any)."""
     active, largest = list(active), np.empty(len(active))
     for j, (sic, price, ts) in enumerate(zip(semi_infinite, prices, active)):
-        where, value = oracle.search(IndexPointPricing(sic, price), ts)
+        where, value = SetSearchOracle().search(IndexPointPricing(sic, price), ts,
+                                                np.random.default_rng(0))
         largest[j] = value[0]
         active[j] = np.vstack([ts, where[value > cut]])
     return active, largest
@@ -220,21 +225,20 @@ def climbed_maxima(constraint, price: ConstraintPrice, starts: np.ndarray) -> np
 
 def _maximizers(master, j: int, ts: np.ndarray, scale: float) -> list[ReducedPoint]:
     """The distinct local maximizers of g_j(x_k, ·) near the rows of ``ts``
-    (:func:`climbed_maxima`), each with its free coordinates and the root R of −A⁻¹ there
+    (:func:`climbed_maxima`), each with its face's directions and the root R of −A⁻¹ there
     (``None`` where A is not negative definite)."""
     sic = master.semi_infinite[j]
-    price = ConstraintPrice(sic.x_value(), scale)
-    problem = IndexPointPricing(sic, price)
-    hessians = pricing_hessians(problem)
-    lower, upper = problem.lower, problem.upper
-    width = upper - lower
+    problem = IndexPointPricing(sic, ConstraintPrice(sic.x_value(), scale))
     points = []
-    for t in climbed_maxima(sic, price, ts):  # a few active points: Hessians one by one
-        free = np.flatnonzero((t - lower > FACE_RTOL * width)
-                              & (upper - t > FACE_RTOL * width))
-        point = ReducedPoint(j, t, free)
-        if len(free):
-            A = hessians(t[None], free)[0] * scale  # raw units: g, not g/s
+    for t in climbed_maxima(sic, ConstraintPrice(sic.x_value(), scale), ts):
+        _, gradient = problem.values_and_grads(t[None])
+        f = face(sic.T, t, gradient[0])
+        if f is None:
+            points.append(ReducedPoint(j, t, np.zeros((len(t), 0))))
+            continue
+        point = ReducedPoint(j, t, f.directions)
+        if f.dim:
+            A = tangent_hessian(problem, f) * scale  # raw units: g, not g/s
             eigenvalues, vectors = np.linalg.eigh(0.5 * (A + A.T))
             if eigenvalues.max() < -1e-8 * np.abs(eigenvalues).max():
                 point.root = vectors.T / np.sqrt(-eigenvalues)[:, None]
@@ -269,16 +273,31 @@ def _model(master, reduced, points, scales, objective_scale):
 
 
 def _t_gradient(sic, r: ReducedPoint) -> cp.Expression:
-    """∇_t g(x, t) on the free coordinates at the reduced point, an expression in the
-    variables: central differences with the steps ``FD_STEP`` times the box's width
-    (affine in x where g is; else linearized at the variables' values)."""
-    lower, upper = sic.T.param_bounds()
-    step = FD_STEP * (upper - lower)[r.free]
-    shifts = np.zeros((len(r.free), len(r.t)))
-    shifts[np.arange(len(r.free)), r.free] = step
-    nodes = np.vstack([r.t + shifts, r.t - shifts])
+    """Dᵀ∇_t g(x, t) at the reduced point, an expression in the variables: central
+    differences along the face's directions D with the step ``2·FD_STEP`` (``FD_STEP`` of
+    the box's width along a coordinate) (affine in x where g is; else linearized at the
+    variables' values)."""
+    step = 2 * FD_STEP
+    nodes = np.vstack([r.t + step * r.directions.T, r.t - step * r.directions.T])
     exprs = sic.expressions(nodes)
     values = exprs[0] if len(exprs) == 1 else cp.hstack(exprs)
-    q = len(r.free)
-    gradient = cp.multiply(values[:q] - values[q:], 1.0 / (2.0 * step))
-    return gradient if gradient.is_affine() else linearize(gradient)
+    q = r.directions.shape[1]
+    gradient = cp.multiply(values[:q] - values[q:], np.full(q, 1.0 / (2.0 * step)))
+    return gradient if gradient.is_affine() else _linearized(gradient)
+
+
+def _linearized(expression: cp.Expression) -> cp.Expression:
+    """The first-order Taylor expansion of ``expression`` at its variables' values,
+    e(x_k) + Σ_v ∂e/∂v (v − v_k) (``cvxpy.transforms.linearize``'s, written out so that a
+    scalar variable is a vector of one entry); an expression that is not differentiable
+    there stays as it is (the solver then sees a non-DCP model and the round fails)."""
+    terms = [cp.Constant(np.asarray(expression.value, dtype=float))]
+    for variable in expression.variables():
+        gradient = expression.grad[variable]  # (size of v) × (size of e), v in F order
+        if gradient is None:
+            return expression
+        gradient = np.reshape(gradient.toarray() if sparse.issparse(gradient)
+                              else np.asarray(gradient, dtype=float),
+                              (variable.size, expression.size))
+        terms.append(gradient.T @ cp.vec(variable - variable.value, order="F"))
+    return cp.sum(terms) if len(terms) > 1 else terms[0]

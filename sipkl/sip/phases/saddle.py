@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..masters.nonlinear import ScaledProgram
-from ..pricing.dense import climb
+from ..pricing.faces import climb
 from ..pricing.space import ConstraintPrice, IndexPointPricing
 from .reduction import active_mask
 

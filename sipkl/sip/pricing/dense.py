@@ -12,8 +12,8 @@ Over a set beyond a box (:class:`~sipkl.sip.sets.base.ConvexSet`) the same searc
 the set's radial grid (the image of the cube's tensor grid, neighbours kept), its local
 maxima refined inside the set (:func:`~sipkl.sip.pricing.search.refine_in_set`: projected
 gradient steps, or IPOPT on a polytope):
-:class:`~sipkl.sip.pricing.sets.SetSearchOracle` uses it there. The oracle itself, whose
-runs end with the local reduction (box faces only), prices boxes and finite sets.
+:class:`~sipkl.sip.pricing.sets.SetSearchOracle` uses it there. The oracle itself prices
+boxes and finite sets.
 """
 from __future__ import annotations
 
@@ -106,7 +106,7 @@ class DenseSampleOracle(OracleBase):
             peaks = local_maxima(sampled.reshape((per_axis,) * T.dim))
             peaks = peaks[np.argsort(-sampled[peaks], kind="stable")[:self.max_starts]]
             climbing = np.vstack([starts, grid[peaks]])
-            refined = climb(problem, climbing) if isinstance(T, Box) else \
+            refined = climb_box(problem, climbing) if isinstance(T, Box) else \
                 refine_in_set(problem, climbing)
             best = np.argmax(sampled)
             points = np.vstack([refined.x, grid[best]])
@@ -115,13 +115,10 @@ class DenseSampleOracle(OracleBase):
         return points[order], values[order]
 
 
-def climb(problem, starts: np.ndarray):
+def climb_box(problem, starts: np.ndarray):
     """Projected Newton steps (:func:`~sipkl.solvers.newton_box`) on a pricing problem of a
-    semi-infinite program from the rows of ``starts``, to ``NEWTON_TOL``: over a box only
-    (the local reduction's model knows a box's faces, not another set's boundary)."""
-    if not isinstance(problem.family, Box):
-        raise ValueError(f"the local reduction (solve(reduce=True)) works on boxes only, not "
-                         f"on {problem.family!r}: solve with reduce=False")
+    semi-infinite program over a box from the rows of ``starts``, to ``NEWTON_TOL`` (over
+    any set: :func:`~sipkl.sip.pricing.faces.climb`)."""
     return newton_box(problem.values_and_grads, pricing_hessians(problem), starts,
                       problem.lower, problem.upper, tol=NEWTON_TOL, max_iter=NEWTON_ITER)
 
@@ -142,43 +139,69 @@ def local_maxima(values: np.ndarray) -> np.ndarray:
 def value_hessians(fun, points: np.ndarray, lower: np.ndarray, upper: np.ndarray,
                    coords) -> np.ndarray:
     """The Hessians of ``fun`` (values of the rows of an (m, p) array) at the rows of
-    ``points`` on the coordinates ``coords`` (m × q × q), by second differences with the
-    step h = ``HESSIAN_STEP`` times the box's width per coordinate, centred at the point
-    moved into the box by h (so that no node leaves it; error O(h) there, O(h²) inside):
-
-        H_ii = (f(c + h_i e_i) − 2 f(c) + f(c − h_i e_i)) / h_i²,
-        H_ij = (f(c + h_i e_i + h_j e_j) − f(c + h_i e_i − h_j e_j)
-                − f(c − h_i e_i + h_j e_j) + f(c − h_i e_i − h_j e_j)) / (4 h_i h_j),
-
-    every node of every point in one call of ``fun``."""
+    ``points`` on the coordinates ``coords`` (m × q × q), by second differences
+    (:func:`second_differences`) with the step h = ``HESSIAN_STEP`` times the box's width per
+    coordinate, centred at the point moved into the box by h (so that no node leaves it;
+    error O(h) there, O(h²) inside)."""
     coords = np.asarray(coords)
-    m, p = points.shape
     step = HESSIAN_STEP * (upper - lower)
     centre = np.clip(points, lower + step, upper - step)
-    q = len(coords)
-    signs = np.array(list(np.ndindex(*(3,) * q))) - 1  # every node of the q-D 3^q stencil
-    offsets = np.zeros((len(signs), p))
-    offsets[:, coords] = signs * step[coords]
-    nodes = (centre[:, None, :] + offsets[None]).reshape(-1, p)
-    f = fun(nodes).reshape((m,) + (3,) * q)
+    offsets = np.zeros((len(coords), points.shape[1]))
+    offsets[np.arange(len(coords)), coords] = step[coords]
+    return second_differences(fun, centre, offsets) / np.multiply.outer(step[coords],
+                                                                      step[coords])
+
+
+def second_differences(fun, centres: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """The second derivatives of ``fun`` along the rows d_i of ``offsets`` (q × p, each a
+    step), at the rows c of ``centres`` (m × q × q): with f_{±i} = f(c ± d_i) and
+    f_{±i±j} = f(c ± d_i ± d_j),
+
+        H_ii = f_{+i} − 2 f(c) + f_{−i},
+        H_ij = (f_{+i+j} − f_{+i−j} − f_{−i+j} + f_{−i−j}) / 4,
+
+    ≈ d_iᵀ ∇²f d_j (error O(‖d‖⁴)), every node of every centre in one call of
+    ``fun``: 1 + 2q² nodes a centre (the 3^q stencil's nodes with at most two steps, in its
+    order)."""
+    m, p = centres.shape
+    q = len(offsets)
+    signs = _stencil(q)  # n × q, entries −1, 0, 1
+    nodes = (centres[:, None, :] + (signs @ offsets)[None]).reshape(-1, p)
+    f = fun(nodes).reshape(m, len(signs))
+    where = {tuple(row): k for k, row in enumerate(signs)}
+
+    def at(*steps):  # the column of the node c + Σ sign·d_index
+        row = [0] * q
+        for index, sign in steps:
+            row[index] = sign
+        return f[:, where[tuple(row)]]
+
     H = np.empty((m, q, q))
-    mid = (1,) * q
     for i in range(q):
-        plus, minus = list(mid), list(mid)
-        plus[i], minus[i] = 2, 0
-        H[:, i, i] = (f[(slice(None),) + tuple(plus)] - 2 * f[(slice(None),) + mid]
-                      + f[(slice(None),) + tuple(minus)]) / step[coords[i]] ** 2
+        H[:, i, i] = at((i, 1)) - 2 * at() + at((i, -1))
         for j in range(i):
-            corner = {}
-            for a in (0, 2):
-                for b in (0, 2):
-                    index = list(mid)
-                    index[i], index[j] = a, b
-                    corner[a, b] = f[(slice(None),) + tuple(index)]
-            H[:, i, j] = H[:, j, i] = (corner[2, 2] - corner[2, 0] - corner[0, 2]
-                                       + corner[0, 0]) / (4 * step[coords[i]]
-                                                          * step[coords[j]])
+            H[:, i, j] = H[:, j, i] = (at((i, 1), (j, 1)) - at((i, 1), (j, -1))
+                                       - at((i, -1), (j, 1)) + at((i, -1), (j, -1))) / 4
     return H
+
+
+def _stencil(q: int) -> np.ndarray:
+    """The sign vectors of :func:`second_differences`' nodes: those of {−1, 0, 1}^q with at
+    most two non-zero entries, in the lexicographic order of the full stencil."""
+    rows = [np.zeros(q, dtype=int)]
+    for i in range(q):
+        for a in (-1, 1):
+            row = np.zeros(q, dtype=int)
+            row[i] = a
+            rows.append(row)
+            for j in range(i + 1, q):
+                for b in (-1, 1):
+                    pair = row.copy()
+                    pair[j] = b
+                    rows.append(pair)
+    rows = np.array(rows)
+    order = np.lexsort(rows[:, ::-1].T + 1)  # lexicographic in the first coordinate first
+    return rows[order]
 
 
 def pricing_hessians(problem):

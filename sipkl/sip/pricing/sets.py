@@ -28,11 +28,12 @@ projection is cheap, IPOPT on polytopes).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
-from ...core.contracts import OracleBase, OracleResult, PricingRound
+from ...core.contracts import OracleBase, OracleResult, PricingRound, proves_bound
 from ...core.selection import best_distinct
 from ...solvers import Status
 from ..sets.base import ConvexSet
@@ -144,29 +145,85 @@ class AffineOracle(OracleBase):
         return True
 
     def price(self, pricing_round: PricingRound) -> OracleResult:
-        cut = pricing_round.price_cut()
         scored, bounds = [], []
         for problem in pricing_round.problems:
-            T = problem.family
-            if T.finite:  # every point: exact
-                values = problem.values(T.points)
-                scored += [(v, problem.column(t)) for v, t in zip(values, T.points)]
-                bounds.append(float(values.max()))
-                continue
-            model = affine_model(problem)
-            t, value, bound = affine_maximum(problem, model) if model.affine else (None,) * 3
+            found, bound, model = exact_price(problem)
             if bound is None:
                 raise ValueError(
                     f"AffineOracle: g of semi-infinite constraint {problem.constraint.name!r} "
-                    f"is not affine in t over {T!r}: it deviates from its affine fit by "
-                    f"{model.residual:.3g} (tolerance {model.tolerance:.3g}, relative to the "
-                    "constraint's scale); use the default oracle (SetSearchOracle)")
-            scored.append((value, problem.column(t)))
+                    f"is not affine in t over {problem.family!r}: it deviates from its affine "
+                    f"fit by {model.residual:.3g} (tolerance {model.tolerance:.3g}, relative "
+                    "to the constraint's scale); use the default oracle (SetSearchOracle)")
+            scored += found
             bounds.append(bound)
         columns, scores = best_distinct(scored, pricing_round.n_price,
-                                        exclude=pricing_round.columns, cut=cut)
+                                        exclude=pricing_round.columns,
+                                        cut=pricing_round.price_cut())
         return OracleResult(columns, scores, pricing_round.n_evals(),
                             upper_bound=max(bounds))
+
+
+def exact_price(problem):
+    """``(scored, bound, model)`` for one pricing problem priced exactly: every point of a
+    finite set with the largest value as its bound (``model`` ``None``), else the maximizer
+    of the affine model (:func:`affine_model`, :func:`affine_maximum`) with g's value there
+    and the proven bound — ``[]`` and ``None`` where g fails the affinity check."""
+    T = problem.family
+    if T.finite:
+        values = problem.values(T.points)
+        return ([(v, problem.column(t)) for v, t in zip(values, T.points)],
+                float(values.max()), None)
+    model = affine_model(problem)
+    t, value, bound = affine_maximum(problem, model) if model.affine else (None,) * 3
+    if bound is None:
+        return [], None, model
+    return [(value, problem.column(t))], bound, model
+
+
+class ExactWhereAffine(OracleBase):
+    """The default oracle of a program some of whose constraints are affine in t: those
+    (their index sets: ``families``) priced exactly with a proven bound, as by
+    :class:`AffineOracle`, the others by ``rest`` (an oracle, ``None`` where there are none).
+
+    A :class:`~sipkl.sip.SemiInfiniteProgram` chooses it where it found constraints affine
+    in t (and imposes them by their exact robust counterparts, :mod:`sipkl.sip.robust`):
+    their affinity was checked on chords of T at sampled x, and the check of
+    :func:`affine_model` guards it again at every round. A constraint that fails that check
+    is priced by ``rest`` (by a :class:`SetSearchOracle` without one) and the round proves
+    nothing. The round's bound is the largest of the exact ones and of ``rest``'s, proven
+    where every part is (``None`` otherwise).
+    """
+
+    def __init__(self, families, rest=None):
+        self.families, self.rest = list(families), rest
+
+    def proves_bound(self, family, n_features=None) -> bool:
+        """For the constraints priced exactly, and the others where ``rest`` proves its."""
+        return any(family is T for T in self.families) or proves_bound(self.rest, family,
+                                                                          n_features)
+
+    def price(self, pricing_round: PricingRound) -> OracleResult:
+        scored, bounds, others = [], [], []
+        for problem in pricing_round.problems:
+            found, bound = ([], None) if not any(problem.family is T for T in self.families) \
+                else exact_price(problem)[:2]
+            if bound is None:
+                others.append(problem)
+            scored += found
+            bounds.append(bound)
+        status, attempts = Status.OPTIMAL, []
+        if others:
+            rest = SetSearchOracle() if self.rest is None else self.rest
+            result = rest.price(dataclasses.replace(pricing_round, problems=others))
+            scored += list(zip(result.scores, result.columns))
+            bounds = [b for b in bounds if b is not None] + [result.upper_bound]
+            status, attempts = result.status, result.attempts
+        columns, scores = best_distinct(scored, pricing_round.n_price,
+                                        exclude=pricing_round.columns,
+                                        cut=pricing_round.price_cut())
+        bound = None if any(b is None for b in bounds) else max(bounds)
+        return OracleResult(columns, scores, pricing_round.n_evals(), status=status,
+                            upper_bound=bound, attempts=attempts)
 
 
 class SetSearchOracle(OracleBase):
@@ -262,4 +319,5 @@ def _distinct_best(T, points: np.ndarray, values: np.ndarray, n: int) -> np.ndar
     return points[chosen]
 
 
-__all__ = ["AffineModel", "AffineOracle", "SetSearchOracle", "affine_maximum", "affine_model"]
+__all__ = ["AffineModel", "AffineOracle", "ExactWhereAffine", "SetSearchOracle", "affine_maximum",
+           "affine_model", "exact_price"]

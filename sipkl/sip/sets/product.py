@@ -111,6 +111,14 @@ class Product(ConvexSet):
         """The blocks' auxiliary variables, in the order of :meth:`nlp`."""
         return np.concatenate([T.lift(t[block]) for T, block in zip(self.sets, self._blocks)])
 
+    def inequalities(self):
+        """The blocks' inequalities, each on its block's coordinates (a ``ValueError`` where
+        a block states none; see :meth:`IndexSet.inequalities`)."""
+        rows = []
+        for T, block in zip(self.sets, self._blocks):
+            rows += [_on_block(fun, jac, block, self.dim) for fun, jac in T.inequalities()[2]]
+        return self.lower, self.upper, rows
+
     def worst_case(self, differences, block):
         """The sum of the blocks' worst cases (see :meth:`IndexSet.worst_case`)."""
         terms, extra = [], []
@@ -123,3 +131,14 @@ class Product(ConvexSet):
 
     def __repr__(self):
         return f"Product({', '.join(map(repr, self.sets))}{self._name()})"
+
+
+def _on_block(fun, jac, block: slice, p: int) -> tuple:
+    """``(fun, jac)`` of a block's inequalities on points of the whole product (``jac``
+    zero off the block; ``None`` where the block states none)."""
+    def jacobian(t):
+        inner = np.asarray(jac(t[:, block]), dtype=float)
+        full = np.zeros(inner.shape[:2] + (p,))
+        full[:, :, block] = inner
+        return full
+    return (lambda t: fun(t[:, block])), (None if jac is None else jacobian)
