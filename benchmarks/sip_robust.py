@@ -35,6 +35,9 @@ runs (model building included), the error |f − f_ref| / max(1, |f_ref|), and t
 at its x: the exact worst case max_t g(x, t) of every robust constraint, by the same vertices
 and closed forms, and the residuals of the finite constraints (the largest, 0 if none > 0).
 
+Needs RSOME, Pyomo and HiGHS (not dependencies of sipkl: the extra ``sip-peers``,
+``pip install -e '.[sip-peers]'``).
+
 Run:  .venv/bin/python benchmarks/sip_robust.py [--repeats 3] [--only NAME[,NAME]]
 Writes benchmarks/results/sip_robust.md.
 """
@@ -446,8 +449,7 @@ def main(argv=None):
         lines.append("| " + " | ".join(row) + " |")
         print(lines[-1], flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text("# Robust semi-infinite programs: sipkl, RSOME, PyROS\n\n"
-                              + "\n".join(lines) + "\n")
+    Path(args.out).write_text("\n".join(lines) + "\n")  # included by docs/sip-catalogue.md
 
 
 if __name__ == "__main__":
