@@ -707,7 +707,8 @@ class SemiInfiniteProgram(ProgramBase):
         if counterparts is None:
             counterparts = oracle is None
         exact = affine_counterparts(self.semi_infinite, skip={
-            j for j, L in enumerate(constants) if L is not None}) if counterparts else {}
+            j for j, L in enumerate(constants) if L is not None},
+            weights=self.master.scale_weights) if counterparts else {}
         self.master.counterparts = exact
         # every constraint imposed exactly: the first master is the answer, solved tightly
         self.master.solver_options = TIGHT if len(exact) == len(self.semi_infinite) else {}

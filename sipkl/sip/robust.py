@@ -50,10 +50,12 @@ from .sets.geometry import chord_gaps, chords
 AFFINE_CHORDS, AFFINE_DRAWS = 8, 3
 
 
-def robust_counterpart(constraint: SemiInfiniteConstraint) -> list:
+def robust_counterpart(constraint: SemiInfiniteConstraint, weight=1.0) -> list:
     """The cvxpy constraints equivalent to ``constraint`` where its g is affine in t (module
     docstring), over any box, polytope (budget sets included), ellipsoid, product of those,
-    or finite set.
+    or finite set: those of ``weight``·g ≤ 0 (``weight`` a positive number or a nonnegative
+    cvxpy Parameter: the constraint in the units where a solver's tolerances apply, as the
+    master divides g by its scale).
 
     Examples
     --------
@@ -72,19 +74,19 @@ def robust_counterpart(constraint: SemiInfiniteConstraint) -> list:
                         f"{type(constraint).__name__}")
     T = constraint.T
     if T.finite:
-        return [e <= 0 for e in constraint.expressions(T.points)]
+        return [weight * e <= 0 for e in constraint.expressions(T.points)]
     centre = T.centre()
-    at_centre = _values(constraint, centre[None])[0]
+    at_centre = _values(constraint, centre[None], weight)[0]
     worst, extra = T.worst_case(
-        lambda frame, block: _differences(constraint, centre, block, frame, centre),
+        lambda frame, block: _differences(constraint, centre, block, frame, weight),
         np.arange(T.dim))
     _check_affine_in_t(constraint)
     return [at_centre + worst <= 0] + extra
 
 
-def affine_counterparts(semi_infinite, skip=()) -> dict:
-    """``{j: robust_counterpart(c_j)}`` for each constraint ``c_j`` (by position, those in
-    ``skip`` aside) over a continuous index set that has a conic form and whose g passes
+def affine_counterparts(semi_infinite, skip=(), weights=None) -> dict:
+    """``{j: robust_counterpart(c_j, weights[j])}`` for each constraint ``c_j`` (by position,
+    those in ``skip`` aside; ``weights`` default 1) over a continuous index set that has a conic form and whose g passes
     the affinity checks of :func:`robust_counterpart`; a constraint for which it raises its
     ``ValueError`` (g not affine in t or its coefficients not affine in x, a set without a
     conic form) is left out: the exchange method solves it
@@ -94,7 +96,7 @@ def affine_counterparts(semi_infinite, skip=()) -> dict:
         if j in skip or constraint.T.finite:
             continue
         try:
-            found[j] = robust_counterpart(constraint)
+            found[j] = robust_counterpart(constraint, 1.0 if weights is None else weights[j])
         except ValueError:
             continue
     return found
@@ -109,12 +111,12 @@ def robust_program(objective, semi_infinite, constraints=()) -> cp.Problem:
     return cp.Problem(objective, list(constraints) + robust)
 
 
-def _differences(constraint, point, block, frame, centre) -> cp.Expression:
-    """Δ_i = g(x, point + F_i) − g(x, point) over the coordinates ``block`` (F_i the i-th
-    column of the frame there), checked affine in x."""
+def _differences(constraint, point, block, frame, weight) -> cp.Expression:
+    """Δ_i = w·(g(x, point + F_i) − g(x, point)) over the coordinates ``block`` (F_i the
+    i-th column of the frame there, w the ``weight``), checked affine in x."""
     shifted = np.repeat(point[None], len(block) + 1, axis=0)
     shifted[1:, block] += frame.T
-    values = _values(constraint, shifted)
+    values = _values(constraint, shifted, weight)
     delta = cp.hstack([values[i + 1] - values[0] for i in range(len(block))])
     if not delta.is_affine():
         raise ValueError(f"robust_counterpart: the coefficients of t in g of constraint "
@@ -163,9 +165,10 @@ def _check_affine_in_t(constraint) -> None:
                          "SemiInfiniteProgram")
 
 
-def _values(constraint, points) -> list:
-    """g(x, t) at the rows of ``points`` as a list of scalar cvxpy expressions."""
+def _values(constraint, points, weight=1.0) -> list:
+    """w·g(x, t) at the rows of ``points`` as a list of scalar cvxpy expressions (w the
+    ``weight``)."""
     exprs = constraint.expressions(points)
     if len(exprs) == 1 and exprs[0].size == len(points) and len(points) > 1:
-        return [exprs[0][i] for i in range(len(points))]
-    return [cp.reshape(e, (), order="F") if e.size == 1 else e for e in exprs]
+        return [weight * exprs[0][i] for i in range(len(points))]
+    return [weight * (cp.reshape(e, (), order="F") if e.size == 1 else e) for e in exprs]

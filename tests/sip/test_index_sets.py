@@ -471,6 +471,11 @@ def test_default_imposes_a_g_affine_in_t_by_its_counterpart_and_certifies():
     searched = program.solve(tol=1e-9, counterparts=False)
     assert searched.status == "converged_local" and not searched.violation_proved
     assert abs(searched.objective - value) <= 1e-8 * 0.05
+    for units in (1e3, 1e6):  # returns in other units: the same run (the counterpart is
+        # divided by the constraint's scale, as the index points are)
+        other = mod.portfolio_program(mu, L, 1.0, units)[0].solve()
+        assert (other.status, other.nit) == (result.status, result.nit)
+        assert abs(other.objective - result.objective) <= 1e-9 * abs(result.objective)
 
 
 def test_default_oracle_searches_a_nonaffine_g_in_dimension_three():

@@ -143,6 +143,25 @@ class DiscretizedMaster(IndexPointMaster):
         self.reset()
 
     @property
+    def scale_weights(self) -> list:
+        """Per semi-infinite constraint, the cvxpy Parameter 1/s_j by which every solve
+        divides it (its value set before each solve): the weight of its counterpart
+        (:func:`~sipkl.sip.robust.robust_counterpart`), which the solvers then see in the
+        same units as its index points."""
+        return self._inverse_scales
+
+    def finite_multipliers(self, objective_scale: float) -> list:
+        """The multipliers of :attr:`constraints` in the user's units, from the duals of the
+        last problem solved with them (its objective divided by ``objective_scale``): a
+        dual times σ_f, and for a counterpart of g_j/s_j also times 1/s_j (``None`` for a
+        constraint without a dual value)."""
+        weights = [1.0] * len(self.finite_constraints) + [
+            float(self._inverse_scales[j].value) for j in sorted(self.counterparts)
+            for _ in self.counterparts[j]]
+        return [None if c.dual_value is None else np.asarray(c.dual_value) * objective_scale * w
+                for c, w in zip(self.constraints, weights)]
+
+    @property
     def constraints(self) -> list:
         """The finite constraints of every solve: the user's, then the counterparts (in the
         order of their constraints' positions)."""
@@ -224,8 +243,8 @@ class DiscretizedMaster(IndexPointMaster):
             weights=weights, objective=float(problem.value) * self._objective_scale,
             price=price, threshold=0.0, gap=0.0, status=status, attempts=attempts,
             model=DiscretizedModel([v.value for v in self.variables], price,
-                                   finite_multipliers=finite_multipliers(
-                                       self.constraints, self._objective_scale)),
+                                   finite_multipliers=self.finite_multipliers(
+                                       self._objective_scale)),
             column_prices=relative, cut_scale=1.0)
         self._scales = np.array([p.scale for p in price])
         self._objective_scale = next_objective_scale(self._objective_scale, positive_scale(
@@ -250,14 +269,6 @@ class DiscretizedMaster(IndexPointMaster):
         problem = cp.Problem(type(self.objective)(objective),
                              self.constraints + [c for c in imposed if c is not None])
         return problem, imposed, expressions
-
-
-def finite_multipliers(constraints, objective_scale: float) -> list:
-    """The multipliers of cvxpy ``constraints`` in a problem whose objective was divided by
-    ``objective_scale`` (their duals times it: the user's units), ``None`` for a constraint
-    without a dual value."""
-    return [None if c.dual_value is None else np.asarray(c.dual_value) * objective_scale
-            for c in constraints]
 
 
 def _positive(value) -> bool:

@@ -2,7 +2,7 @@
 digits by one NLP solve of the reduced problem itself.
 
 Near a local solution x* whose active index points t_i are nondegenerate local maxima of
-t ↦ g_j(x*, t) over the box T_j, the program is locally the finite one (Hettich & Kortanek
+t ↦ g_j(x*, t) over T_j, the program is locally the finite one (Hettich & Kortanek
 1993, §7, eq. (7.2); Reemtsen & Görner 1998, §4)
 
     min f(x)   s.t.  c_k(x) ≤ 0,   φ_i(x) = g_j(x, t_i(x)) ≤ 0,
@@ -12,9 +12,10 @@ method imposes g_j(x, t) at fixed points and converges to this only linearly, st
 the violation is below ``tol`` of the constraint's scale s_j (which, where the terms of g
 are large beside f, can leave f wrong in its third digit). Here the master's NLP back-ends
 (:func:`~sipkl.solvers.nlp.minimize_nlp`) solve the reduced problem directly: at every x they
-ask for, each φ_i is evaluated by projected Newton steps in t from the fixed point t_i
-(:func:`~sipkl.sip.pricing.dense.climb`, to ``NEWTON_TOL``; the same start at every x, so φ_i is a
-function of x alone), and its gradient is the envelope theorem's (Danskin)
+ask for, each φ_i is evaluated by a climb in t from the fixed point t_i
+(:func:`~sipkl.sip.pricing.faces.climb`: projected Newton steps on a box, the set's search and
+Newton steps on the active face elsewhere; the same start at every x, so φ_i is a function of
+x alone), and its gradient is the envelope theorem's (Danskin)
 
     ∇φ_i(x) = ∇ₓ g_j(x, t_i(x)),
 
@@ -26,8 +27,8 @@ Each constraint is divided by u_j = min(s_j, σ_f/M_j) (M_j its total multiplier
 objective's scale): a violation v of g_j moves f by about M_j·v, so the back-end's
 feasibility tolerance is one on the objective. The exchange method's other index points
 stay imposed as plain constraints (but those within ``NEAR_RTOL`` of a maximizer, which
-would duplicate it). After each solve every index set is sampled densely at the new x and
-its maxima refined (:class:`~sipkl.sip.pricing.dense.DenseSampleOracle`); maximizers above the
+would duplicate it). After each solve every index set is searched at the new x
+(:func:`~sipkl.sip.phases.reduction.checked_points`); maximizers above the
 exchange method's cut join the next solve. The reduced answer is kept only where the last
 check finds no relative violation above the cut and its objective is not above the exchange
 method's by more than the cut allows (``len(constraints)·cut·σ_f``: a higher value is another

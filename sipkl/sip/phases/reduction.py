@@ -10,23 +10,28 @@ and the exchange method, which imposes g(x, t_i) at fixed points, converges to i
 linearly where a maximum lies inside T (its position moves with x). Each round here solves
 the user's convex problem with every φ_i replaced by its second-order model at x_k,
 
-    φ_i(x) ≈ g(x, t_i) − ½ v_i(x)ᵀ A_i⁻¹ v_i(x),    v_i(x) = ∇_t g(x, t_i)  (free coordinates),
+    φ_i(x) ≈ g(x, t_i) − ½ v_i(x)ᵀ A_i⁻¹ v_i(x),    v_i(x) = Dᵀ∇_t g(x, t_i),
 
-with t_i the maximizer of g(x_k, ·) near the previous one (projected Newton steps in t),
-A_i = ∇²_tt g(x_k, t_i) negative definite, and v_i affine in x (exact where g is affine in x,
-else linearized at x_k): the maximum over the step d of the quadratic model
-g + v_iᵀd + ½ dᵀA_i d of g(x, t_i + d). The model is exact to second order in x − x_k — the
-term −½ vᵀA⁻¹v carries the coupling ∇²_xt g (∇²_tt g)⁻¹ ∇²_tx g of the reduced Hessian — so
-the rounds converge quadratically (a sequential convex programming form of the Newton /
-SQP step on the reduced problem), and the model's constraint is convex (−A_i⁻¹ is positive
-semidefinite): the user's cvxpy problem stays a DCP one. Coordinates of t_i at a face of the
-box, where the gradient points out of T, stay there (they carry no correction); a maximum
-whose Hessian is not negative definite (degenerate) keeps the plain constraint g(x, t_i).
+with t_i the maximizer of g(x_k, ·) near the previous one
+(:func:`~sipkl.sip.pricing.faces.climb`: projected Newton steps on a box, the set's search
+and Newton steps on the active face elsewhere), D the directions of its face — the tangent
+space of the constraints of T active there (a box's free coordinates, a polytope's active
+facets, an ellipsoid's boundary; :mod:`sipkl.sip.pricing.faces`) —, A_i = Dᵀ(∇²_tt g −
+Σ_k μ_k ∇²h_k)D the Hessian of the lower level's Lagrangian on it (μ_k the multipliers of
+T's active inequalities h_k: the curvature of a curved boundary), negative definite, and v_i
+affine in x (exact where g is affine in x, else linearized at x_k): the maximum over the
+step d on the face of the quadratic model of g(x, t_i + d). The model is exact to second
+order in x − x_k — the term −½ vᵀA⁻¹v carries the coupling ∇²_xt g A⁻¹ ∇²_tx g of the
+reduced Hessian — so the rounds converge quadratically (a sequential convex programming
+form of the Newton / SQP step on the reduced problem), and the model's constraint is convex
+(−A_i⁻¹ is positive semidefinite): the user's cvxpy problem stays a DCP one. A maximum at a
+vertex (no free direction), in a set that states no inequalities (a budget set), or whose
+Hessian is not negative definite (degenerate) keeps the plain constraint g(x, t_i).
 
-At the end, every index set is sampled densely at the last x and its maxima refined
-(:class:`~sipkl.sip.pricing.dense.DenseSampleOracle`): the reduced answer is kept only where its
-largest violation found is no larger than the exchange method's cut; else the exchange
-method's answer stands.
+At the end of each round, every index set is searched at the new x
+(:class:`~sipkl.sip.pricing.sets.SetSearchOracle`'s search, from a fixed seed, the active
+points refined too): the reduced answer is kept only where its largest violation found is no
+larger than the exchange method's cut; else the exchange method's answer stands.
 """
 from __future__ import annotations
 
@@ -40,7 +45,6 @@ from scipy import sparse
 
 from ...solvers import Status, solve_cvxpy
 from ..constraints.semi_infinite import FD_STEP
-from ..masters.discretized import finite_multipliers
 from ..masters.scales import objective_units
 from ..pricing.faces import climb, face, tangent_hessian
 from ..pricing.sets import SetSearchOracle
@@ -158,7 +162,7 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
                 -1, sic.T.dim) for j, sic in enumerate(master.semi_infinite)], cut)
         done = {"values": x_values, "objective": objective, "reduced": reduced,
                 "duals": duals, "relative": relative, "steps": list(steps),
-                "finite_multipliers": finite_multipliers(master.constraints, objective_scale)}
+                "finite_multipliers": master.finite_multipliers(objective_scale)}
         if steps and steps[-1] <= REDUCTION_RTOL and relative.max() <= cut:
             converged = True
             break
@@ -211,9 +215,9 @@ def active_mask(multipliers: np.ndarray) -> np.ndarray:
 
 
 def climbed_maxima(constraint, price: ConstraintPrice, starts: np.ndarray) -> np.ndarray:
-    """The distinct local maxima of the scaled g(x, ·) reached by Newton steps in the box
-    from the rows of ``starts`` (all at once; :func:`~sipkl.sip.pricing.dense.climb`), one copy of
-    each to ``SAME_RTOL``: two copies of one constraint would make its multiplier ambiguous."""
+    """The distinct local maxima of the scaled g(x, ·) over its index set reached from the
+    rows of ``starts`` (:func:`~sipkl.sip.pricing.faces.climb`), one copy of each to
+    ``SAME_RTOL``: two copies of one constraint would make its multiplier ambiguous."""
     if not len(starts):
         return starts
     kept = []

@@ -80,9 +80,9 @@ class DenseSampleOracle(OracleBase):
         for problem in pricing_round.problems:
             if not (problem.family.finite or isinstance(problem.family, Box)):
                 raise ValueError(
-                    f"DenseSampleOracle (oracle='dense') prices boxes and finite sets (its runs "
-                    f"end with the local reduction, made for boxes); over {problem.family!r} "
-                    "use the default oracle, sipkl.sip.pricing.sets.SetSearchOracle")
+                    f"DenseSampleOracle (oracle='dense') prices boxes and finite sets; over "
+                    f"{problem.family!r} use the default oracle, "
+                    "sipkl.sip.pricing.sets.SetSearchOracle")
             own = np.array([c.theta for c in pricing_round.columns
                             if c.family is problem.family]).reshape(-1, problem.family.dim)
             points, values = self.search(problem, own)
