@@ -3,9 +3,9 @@
 The problems are :mod:`sipkl.sip.library.touching`'s: min cᵀx s.t. f(t) − xᵀφ(t) ≤ 0 on T,
 built so that the optimum Σ λ_i f(t_i) is a closed form (weak duality; no solver involved),
 with maximizers inside the set, on a polytope's facet and on an ellipsoid's curved
-boundary. Index sets: an ellipse, a triangle, the 3-simplex, boxes of dimension 3 to 10,
-balls of dimension 3 and 5, a disc × interval product, and an ellipse cut by a half-plane
-(a smooth intersection).
+boundary. Index sets: an ellipse, a triangle, the 3-simplex, boxes of dimension 3 to 15,
+balls of dimension 3, 5 and 10, a disc × interval product, and an ellipse cut by a
+half-plane (a smooth intersection).
 
 For each: **the default run** (``problem.build()[0].solve()``, nothing set; ``--repeats``
 runs, median time): |f − f*|/max(1, |f*|), the largest g(x, t)/s on an independent sample of
@@ -65,6 +65,13 @@ def problems() -> list:
         on = 2.0 * d / np.linalg.norm(d)
         out.append(touching(f"ball {p}-D", ball, rng.uniform(-0.6, 0.6, (2, p)), on,
                             normal(ball, on)))
+    more = np.random.default_rng(5)  # the larger dimensions
+    out.append(touching("box 15-D", Box(np.zeros(15), np.ones(15)),
+                        more.uniform(0.2, 0.8, (2, 15))))
+    ball, inside = Ball(np.zeros(10), 2.0), more.uniform(-0.5, 0.5, (2, 10))
+    d = more.normal(size=10)
+    on = 2.0 * d / np.linalg.norm(d)
+    out.append(touching("ball 10-D", ball, inside, on, normal(ball, on)))
     return out
 
 
@@ -115,7 +122,8 @@ def main(argv=None) -> None:
         t8, r8, _ = run(problem, 1, reduce=False, tol=1e-8)
         rounds = r.reduction["nit"] if r.reduction else 0
         say(f"| {problem.name} | {problem.T.dim} | {len(problem.x_star)} | "
-              f"{problem.optimum:.10g} | {t:.2f} | {abs(r.objective - problem.optimum) / scale:.1e}"
+              f"{problem.optimum:.10g} | {t:.2f} | "
+              f"{abs(r.objective - problem.optimum) / scale:.1e}"
               f" | {v:.1e} | {r.status.value} | {r.nit} + {rounds} | {t0:.2f}, "
               f"{abs(r0.objective - problem.optimum) / scale:.1e} | {t8:.2f}, "
               f"{abs(r8.objective - problem.optimum) / scale:.1e} |")

@@ -86,10 +86,10 @@ def robust_counterpart(constraint: SemiInfiniteConstraint, weight=1.0) -> list:
 
 def affine_counterparts(semi_infinite, skip=(), weights=None) -> dict:
     """``{j: robust_counterpart(c_j, weights[j])}`` for each constraint ``c_j`` (by position,
-    those in ``skip`` aside; ``weights`` default 1) over a continuous index set that has a conic form and whose g passes
-    the affinity checks of :func:`robust_counterpart`; a constraint for which it raises its
-    ``ValueError`` (g not affine in t or its coefficients not affine in x, a set without a
-    conic form) is left out: the exchange method solves it
+    those in ``skip`` aside; ``weights`` default 1) over a continuous index set that has a
+    conic form and whose g passes the affinity checks of :func:`robust_counterpart`; a
+    constraint for which it raises its ``ValueError`` (g not affine in t or its coefficients
+    not affine in x, a set without a conic form) is left out: the exchange method solves it
     (:meth:`~sipkl.sip.SemiInfiniteProgram.solve` imposes the others by these)."""
     found = {}
     for j, constraint in enumerate(semi_infinite):

@@ -5,12 +5,14 @@ its boundary with its outward normal n) and weights λ_i > 0, and set
 
     min cᵀx   s.t.   g(x, t) = f(t) − xᵀφ(t) ≤ 0   for all t ∈ T,   ‖x − x*‖_∞ ≤ 1,
     φ(t) = (1, u_1, …, u_p, u_1², …, u_p²)  (u the set's frame),   c = Σ λ_i φ(t_i),
-    f(t) = x*ᵀφ(t) − ψ(t),   ψ(t) = ψ_b(t) · Π_i ‖u(t − t_i)‖²,   ψ_b(t) = nᵀu(t_b − t) + ‖u(t − t_b)‖²
+    f(t) = x*ᵀφ(t) − ψ(t),      ψ(t) = ψ_b(t) · Π_i ‖u(t) − u(t_i)‖²,
+    ψ_b(t) = nᵀ(u(t_b) − u(t)) + ‖u(t) − u(t_b)‖²
 
-(u(·) the frame's coordinates; ψ_b = 1 without a boundary point). ψ ≥ 0 on T — nᵀ(t_b − t) ≥ 0
-on a convex set whose outward normal at t_b is n — and vanishes exactly at the t_i, so x*
-is feasible and g(x*, ·) has its maxima, 0, at the t_i (the boundary one with a positive
-multiplier of T's constraint there, the others nondegenerate interior maxima). For every
+(u(·) the frame's coordinates; ψ_b = 1 without a boundary point). ψ ≥ 0 on T —
+nᵀ(u(t_b) − u(t)) ≥ 0 on a convex set whose outward normal at t_b is n (in the frame) —
+and vanishes exactly at the t_i, so x* is feasible and g(x*, ·) has its maxima, 0, at the
+t_i (the boundary one with a positive multiplier of T's constraint there, the others
+nondegenerate interior maxima). For every
 feasible x, cᵀx = Σ λ_i xᵀφ(t_i) ≥ Σ λ_i f(t_i) (weak duality of the semi-infinite LP), and
 x* attains it (inside the box ‖x − x*‖_∞ ≤ 1, which bounds every restricted master and
 whose multipliers are 0 there): the optimum is
