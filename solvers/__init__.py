@@ -15,7 +15,7 @@ if __name__ != "sipkl.solvers":
 
 from .status import SOLVER_FAILURES, Attempt, SolverError, Status
 from .box_nlp import ascend_box, maximize_box, newton_box
-from .cvx import solve_cvxpy
+from .cvx import solve_cvxpy, solve_tightly
 from .dc import maximize_exp_sum
 from .nlp import minimize_nlp
 from .simplex_qp import minimize_simplex_qp
@@ -24,5 +24,6 @@ from .svm import (SV_RTOL, SVMSolution, free_support_vectors, solve_bordered, so
 
 __all__ = ["Attempt", "SOLVER_FAILURES", "SolverError", "Status", "ascend_box", "maximize_box",
            "maximize_exp_sum", "minimize_nlp", "minimize_simplex_qp", "newton_box",
-           "solve_bordered", "solve_cvxpy", "SVMSolution", "solve_svm_dual", "svm_on_active_set",
-           "violating_pair", "SV_RTOL", "free_support_vectors", "svm_on_sets_of"]
+           "solve_bordered", "solve_cvxpy", "solve_tightly", "SVMSolution", "solve_svm_dual",
+           "svm_on_active_set", "violating_pair", "SV_RTOL", "free_support_vectors",
+           "svm_on_sets_of"]

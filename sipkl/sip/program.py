@@ -39,7 +39,7 @@ from .masters.diagnosis import infeasible_parts, unbounded_direction
 from .masters.discretized import DiscretizedMaster
 from .masters.drop_rule import DropAfterIncrease
 from .phases.feasible_point import restricted_feasible_point
-from .phases.reduction import TIGHT, Deadline, reduce_locally
+from .phases.reduction import Deadline, reduce_locally
 from .pricing.dense import DenseSampleOracle
 from .pricing.lipschitz import LipschitzOracle
 from .pricing.sets import (AffineOracle, ExactWhereAffine, SetSearchOracle, affine_maximum,
@@ -642,6 +642,14 @@ class SemiInfiniteProgram(ProgramBase):
             (the default oracle, ``"dense"``, ``"sets"``, ``"ipopt"``), not after
             ``"grid"`` nor a certified oracle, whose proof holds at the exchange method's x
             (the exchange method's value stays in ``lower_bound``).
+        counterparts : bool, optional
+            Whether every constraint whose g passes the affinity check in t (over a
+            continuous set with a conic form, no Lipschitz constant stated) is imposed by
+            its exact robust counterpart (:func:`~sipkl.sip.robust.affine_counterparts`,
+            in its constraint's scale) and, with the default oracle, priced exactly with a
+            proof (:class:`~sipkl.sip.pricing.sets.ExactWhereAffine`); where every
+            constraint is, the one master is solved at tight tolerances and the run ends
+            after one round. Default: with the default oracle.
         tol, atol : float
             A point is violated when g_j(x, t) > (tol + atol)·s_j: ``tol`` and ``atol`` are
             both relative to the constraint's scale s_j (see
@@ -711,7 +719,7 @@ class SemiInfiniteProgram(ProgramBase):
             weights=self.master.scale_weights) if counterparts else {}
         self.master.counterparts = exact
         # every constraint imposed exactly: the first master is the answer, solved tightly
-        self.master.solver_options = TIGHT if len(exact) == len(self.semi_infinite) else {}
+        self.master.tight = len(exact) == len(self.semi_infinite)
         named, oracle = oracle, self._oracle(oracle, constants, exact)
         if reduce is None:
             reduce = named != "grid" and self._searches(oracle)
@@ -751,7 +759,7 @@ class SemiInfiniteProgram(ProgramBase):
         coordinate (the grid and its midpoints).
         """
         self.master.solvers = check_solvers(solvers)
-        self.master.counterparts, self.master.solver_options = {}, {}
+        self.master.counterparts, self.master.tight = {}, False
         return self._solve_on_grid(n_points)
 
     def _searches(self, oracle) -> bool:

@@ -18,7 +18,7 @@ import cvxpy as cp
 import numpy as np
 
 from ...core.contracts import Column, MasterBase, MasterSolution
-from ...solvers import Status, solve_cvxpy
+from ...solvers import solve_cvxpy, solve_tightly
 from ...solvers.cvx import DEFAULT_SOLVERS, check_solvers
 from ..constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint, magnitude
 from ..pricing.space import ConstraintPrice
@@ -126,10 +126,9 @@ class DiscretizedMaster(IndexPointMaster):
         #: exactly where it has them (its robust counterpart, :mod:`sipkl.sip.robust`), set
         #: by the program for a run: they join the finite constraints
         self.counterparts = {}
-        #: options of the solvers by name (:func:`~sipkl.solvers.solve_cvxpy`), set by the
-        #: program for a run: tried first, the solvers' defaults where they give no optimal
-        #: answer
-        self.solver_options = {}
+        #: whether the solves are tight (:func:`~sipkl.solvers.solve_tightly`; set by the
+        #: program for a run whose first master is its answer)
+        self.tight = False
         self.solvers = check_solvers(solvers)
         # g_j at t_0, the first of T_j.initial_points: a scale where T_j^(k) is empty
         self._references = [c.expressions(c.T.initial_points(1)) for c in self.semi_infinite]
@@ -219,11 +218,8 @@ class DiscretizedMaster(IndexPointMaster):
         self._inverse_objective_scale.value = 1.0 / self._objective_scale
         for parameter, scale in zip(self._inverse_scales, self._scales):
             parameter.value = 1.0 / scale
-        status, attempts = solve_cvxpy(problem, self.solvers, warn=not self.solver_options,
-                                       **self.solver_options)
-        if self.solver_options and status is not Status.OPTIMAL:  # the solvers' defaults
-            status, more = solve_cvxpy(problem, self.solvers)
-            attempts += more
+        solve = solve_tightly if self.tight else solve_cvxpy
+        status, attempts = solve(problem, self.solvers)
         if not status.usable or any(v.value is None for v in self.variables):
             return MasterSolution.failed(len(columns), status, attempts)
         weights = np.zeros(len(columns))

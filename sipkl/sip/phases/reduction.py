@@ -43,7 +43,7 @@ import cvxpy as cp
 import numpy as np
 from scipy import sparse
 
-from ...solvers import Status, solve_cvxpy
+from ...solvers import Status, solve_tightly
 from ..constraints.semi_infinite import FD_STEP
 from ..masters.scales import objective_units
 from ..pricing.faces import climb, face, tangent_hessian
@@ -54,13 +54,9 @@ from ..pricing.space import ConstraintPrice, IndexPointPricing
 MAX_ROUNDS = 8
 
 #: stop when a round changes the objective by at most this fraction of its scale σ_f (ten
-#: times the solvers' tolerance in the rounds, ``TIGHT``: below it a step is round-off)
+#: times the solvers' tolerance in the rounds, :data:`~sipkl.solvers.cvx.TIGHT`: below it a
+#: step is round-off)
 REDUCTION_RTOL = 1e-9
-
-#: the conic solvers' tolerances in the rounds, tried before their defaults (10⁻⁸, which
-#: would leave the objective accurate to about 10⁻⁸ of its scale, not better)
-TIGHT = {"CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10},
-         "ECOS": {"abstol": 1e-10, "reltol": 1e-10, "feastol": 1e-10}}
 
 #: a model constraint at least −this (in its scaled units) at a round's solution is tight:
 #: its point stays active (the solver may give a tight constraint a zero multiplier)
@@ -146,7 +142,8 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
         problem, corrected = _model(master, reduced, points, units, objective_scale)
         if deadline():
             break
-        status = _solve(problem, solvers, attempts)
+        status, tried = solve_tightly(problem, solvers, warn=False)  # optimal answers only
+        attempts += tried
         if status is not Status.OPTIMAL or deadline():
             break
         new_objective = float(problem.value) * objective_scale
@@ -179,17 +176,6 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
             "max_violation": float(np.max(done["relative"] * np.asarray(scales))),
             "nit": len(done["steps"]) + 1, "steps": done["steps"], "converged": converged,
             "finite_multipliers": done["finite_multipliers"], "attempts": attempts}
-
-
-def _solve(problem: cp.Problem, solvers, attempts: list) -> Status:
-    """Solve a round's problem with the ``TIGHT`` tolerances, else the solvers' defaults;
-    only an optimal answer is used (an inaccurate one is an attempt, not a warning)."""
-    for options in (TIGHT, {}):
-        status, tried = solve_cvxpy(problem, solvers, warn=False, **options)
-        attempts += tried
-        if status is Status.OPTIMAL:
-            break
-    return status
 
 
 def checked_points(semi_infinite, prices, active, cut):
