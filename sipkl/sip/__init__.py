@@ -10,7 +10,7 @@ from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
 from .masters.discretized import DiscretizedMaster
 from .masters.nonlinear import NonlinearMaster
 from .nonlinear_program import NonlinearSemiInfiniteProgram
-from .pricing.lipschitz import LipschitzOracle
+from .pricing.branch_and_bound import IntervalOracle, LipschitzOracle
 from .pricing.sets import AffineOracle, SetSearchOracle
 from .program import SemiInfiniteProgram, SIPResult
 from .robust import robust_counterpart, robust_program
@@ -22,7 +22,7 @@ from .sets.product import Product
 from .sets.smooth import SmoothSet
 
 __all__ = ["AffineOracle", "Ball", "Box", "DiscretizedMaster", "Ellipsoid", "FiniteConstraint",
-           "FiniteSet", "IndexConstraint", "Intersection", "LipschitzOracle",
+           "FiniteSet", "IndexConstraint", "Intersection", "IntervalOracle", "LipschitzOracle",
            "NonlinearConstraint", "NonlinearMaster", "NonlinearSemiInfiniteProgram", "Polytope",
            "Product", "SIPResult", "SemiInfiniteConstraint", "SemiInfiniteProgram",
            "SetSearchOracle", "SmoothSet", "robust_counterpart", "robust_program"]

@@ -38,10 +38,11 @@ from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
 from .masters.diagnosis import infeasible_parts, unbounded_direction
 from .masters.discretized import DiscretizedMaster
 from .masters.drop_rule import DropAfterIncrease
+from .phases.certification import proved_violations, relaxation
 from .phases.feasible_point import restricted_feasible_point
 from .phases.reduction import Deadline, reduce_locally
 from .pricing.dense import DenseSampleOracle
-from .pricing.lipschitz import LipschitzOracle
+from .pricing.branch_and_bound import BranchAndBoundOracle, IntervalOracle, LipschitzOracle
 from .pricing.sets import (AffineOracle, ExactWhereAffine, SetSearchOracle, affine_maximum,
                            affine_model)
 from .pricing.space import ConstraintPrice, IndexPointPricing, IndexPointSpace
@@ -296,7 +297,8 @@ class ProgramBase(abc.ABC):
             return self._default_oracle(constants, exact)
         if isinstance(oracle, str):
             makers = {"ipopt": MultiStartOracle, "grid": self._grid_oracle,
-                      "lipschitz": LipschitzOracle, "dense": DenseSampleOracle,
+                      "lipschitz": LipschitzOracle, "interval": IntervalOracle,
+                      "dense": DenseSampleOracle,
                       "sets": SetSearchOracle, "affine": AffineOracle}
             if oracle not in makers:
                 raise ValueError(f"oracle must be one of {sorted(makers)} or an object with a "
@@ -309,7 +311,7 @@ class ProgramBase(abc.ABC):
             raise TypeError(f"oracle must be a name or an object with a price(pricing_round) "
                             f"method, got {type(oracle).__name__}")
         beyond = [c.T for c in self.semi_infinite if isinstance(c.T, ConvexSet)]
-        if beyond and isinstance(oracle, (MultiStartOracle, LipschitzOracle)):
+        if beyond and isinstance(oracle, (MultiStartOracle, BranchAndBoundOracle)):
             raise ValueError(f"oracle: {type(oracle).__name__} searches boxes (over "
                              f"{beyond[0]!r} its bounding box, whose maxima may lie outside "
                              "the set): use oracle='sets' (the default there) or 'affine'")
@@ -592,7 +594,8 @@ class SemiInfiniteProgram(ProgramBase):
               time_limit: float = None, lipschitz=None, initial_points=None, n_price=None,
               prune="increase", random_state=None, verbose: int = 0, callback=None,
               solvers: Sequence[str] = DEFAULT_SOLVERS, checkpoint=None,
-              resume=None, reduce=None, bracket=None, counterparts=None) -> SIPResult:
+              resume=None, reduce=None, certify=None, bracket=None,
+              counterparts=None) -> SIPResult:
         """Solve by column generation (the exchange method) on
         :class:`~sipkl.core.engine.ColumnGeneration`.
 
@@ -622,9 +625,11 @@ class SemiInfiniteProgram(ProgramBase):
         bracket : bool, optional
             Whether to look for a point proved feasible (:mod:`sipkl.sip.phases.feasible_point`), whose
             objective bounds the optimum from the other side than the relaxation
-            (``result.bracket``). Needs a proof on every index set: a Lipschitz constant
-            for each box (``lipschitz``; finite sets are enumerated). Default: with the
-            ``"lipschitz"`` oracle, or where every index set is finite.
+            (``result.bracket``). Needs a proof on every index set: a box's by its
+            Lipschitz constant (``lipschitz``) or else by interval arithmetic on g, a finite
+            set's by enumeration. Default: with a branch-and-bound oracle (``"lipschitz"``,
+            ``"interval"``), where every index set is finite, or after a run that
+            ``certify`` proved (no constraint imposed by its counterpart).
         reduce : bool, optional
             Whether a local reduction phase follows the exchange method
             (:mod:`sipkl.sip.phases.reduction`: Newton rounds on the reduced problem, quadratically
@@ -642,6 +647,19 @@ class SemiInfiniteProgram(ProgramBase):
             (the default oracle, ``"dense"``, ``"sets"``, ``"ipopt"``), not after
             ``"grid"`` nor a certified oracle, whose proof holds at the exchange method's x
             (the exchange method's value stays in ``lower_bound``).
+        certify : bool, optional
+            Whether to prove the answer of a run without a proof
+            (:mod:`sipkl.sip.phases.certification`): interval arithmetic on each g over its
+            box (a branch and bound, :class:`~sipkl.sip.IntervalOracle`, no constant from
+            the user; index sets of dimension ≤ ``CERTIFY_DIM``, 3; finite sets enumerated,
+            g affine in t by its support function) bounds the violation at the returned x,
+            and the master over the exchange method's and the returned x's active points
+            bounds the optimum: where the violation is within the cut and f(x) within
+            ``tol·σ_f`` of that relaxation, the run ends ``certified_optimal``. Where it
+            cannot (a set beyond a box, g that interval arithmetic cannot evaluate — it
+            converts t with ``np.asarray``, branches on t, closes over a variable — or a
+            search out of cells) the message says why. Default: after a local search
+            without a proof (as ``reduce``).
         counterparts : bool, optional
             Whether every constraint whose g passes the affinity check in t (over a
             continuous set with a conic form, no Lipschitz constant stated) is imposed by
@@ -704,10 +722,11 @@ class SemiInfiniteProgram(ProgramBase):
         self._check_tol(tol)
         clock = Deadline.after(time_limit)
         constants = self._per_constraint(lipschitz, "lipschitz")
-        if bracket and any(L is None and not c.T.finite
+        if bracket and any(L is None and isinstance(c.T, ConvexSet)
                            for L, c in zip(constants, self.semi_infinite)):
-            raise ValueError("bracket: a certified feasible point needs a Lipschitz constant "
-                             "(lipschitz=) for every semi-infinite constraint over a box")
+            raise ValueError("bracket: a certified feasible point needs boxes or finite "
+                             "index sets (proofs by a Lipschitz constant or by interval "
+                             "arithmetic on g)")
         n_price = self._n_price(n_price)
         prune = self._prune(prune, 1 if isinstance(self.objective, cp.Minimize) else -1)
         space = IndexPointSpace(self.semi_infinite, constants)
@@ -742,11 +761,17 @@ class SemiInfiniteProgram(ProgramBase):
             finite = self._reduce(result, tol + atol, clock.at) or finite
         checked = self._worst_cases(result, exact, finite)
         self._verify(result, tol + atol, [c.x_value() for c in self.semi_infinite], checked)
+        if certify is None:
+            certify = self._searches(oracle)
+        if certify and result.success and result.lower_bound is not None \
+                and not result.violation_proved:
+            self._certify(result, run.columns, checked, tol, tol + atol, clock.at)
         if bracket is None:
-            bracket = isinstance(oracle, LipschitzOracle) or all(c.T.finite
-                                                                 for c in self.semi_infinite)
+            bracket = isinstance(oracle, BranchAndBoundOracle) or all(
+                c.T.finite for c in self.semi_infinite) or (
+                result.status is RunStatus.CERTIFIED_OPTIMAL and not exact)
         if bracket and result.success:
-            self._bracket(result, constants, tol + atol, clock.at)
+            self._bracket(result, run.columns, constants, tol + atol, clock.at)
         return result
 
     def solve_discretized(self, n_points: int = 101,
@@ -791,15 +816,16 @@ class SemiInfiniteProgram(ProgramBase):
         result.x = self._values()
         return reduced["finite_multipliers"]
 
-    def _worst_cases(self, result: SIPResult, exact: dict, finite) -> set:
+    def _worst_cases(self, result: SIPResult, exact: dict, finite) -> dict:
         """The constraints imposed by their robust counterparts (``exact``, by position) at
         the returned x: each one's maximizer of t ↦ g_j(x, t) over T_j (the support point of
         its affine model) as its point, the counterpart's multiplier (``finite``: the
         multipliers of the master's finite constraints, the counterparts after the user's;
         NaN where the solver gave none), and its value g_j(x, t*) in ``max_violation``.
-        Returns the positions of those whose g passed the affinity check at this x: their
-        maximum is exact, and the final verification search skips them."""
-        checked = set()
+        Returns the proven bounds on max_t g_j(x, t)/s_j of those whose g passed the affinity
+        check at this x, by position: their maximum is exact, and the final verification
+        search skips them."""
+        checked = {}
         if not result.scales:
             return checked
         row = len(self.constraints)
@@ -808,7 +834,7 @@ class SemiInfiniteProgram(ProgramBase):
             problem = IndexPointPricing(sic, ConstraintPrice(sic.x_value(), result.scales[j]))
             t, value, bound = affine_maximum(problem, affine_model(problem))
             if bound is not None:
-                checked.add(j)
+                checked[j] = bound
             result.max_violation = max(result.max_violation, value * result.scales[j])
             dual = None if finite is None else finite[row]
             result.points[j] = t[None]
@@ -816,16 +842,52 @@ class SemiInfiniteProgram(ProgramBase):
             row += len(exact[j])
         return checked
 
-    def _bracket(self, result: SIPResult, constants, tol: float, deadline) -> None:
+    def _certify(self, result: SIPResult, columns, exact: dict, tol: float, cut: float,
+                 deadline) -> None:
+        """The certificate of :mod:`~sipkl.sip.phases.certification` at the returned x
+        (``exact``: the bounds of the constraints priced exactly, by position; ``columns``:
+        the exchange method's index points), its searches ended at ``deadline``. Where both
+        halves hold, ``result`` becomes ``certified_optimal`` with the proven bound in
+        ``upper_bound`` and the relaxation in ``lower_bound``; else the message says why
+        not."""
+        bounds, reason = proved_violations(self.semi_infinite, result.scales, cut, exact,
+                                           Deadline(deadline))
+        if reason is not None:
+            result.message += f"; not certified: {reason}"
+            return
+        sense = 1.0 if isinstance(self.objective, cp.Minimize) else -1.0
+        lower = result.lower_bound
+        if result.reduction is not None:  # x moved: the relaxation at its active points too
+            value = relaxation(self.master, columns, result.points)
+            if value is not None:
+                lower = max(sense * lower, sense * value) * sense
+        gap = sense * (result.objective - lower)
+        allowed = tol * self.master.get_state()["objective_scale"]
+        if gap > allowed:
+            result.message += (f"; not certified: f(x) is {gap:.3g} from the relaxation "
+                               f"{lower:.10g}, more than tol·σ_f = {allowed:.3g}")
+            return
+        result.lower_bound, result.upper_bound = lower, max(bounds)
+        result.violation_proved = True
+        result.status, result.success = RunStatus.CERTIFIED_OPTIMAL, True
+        result.message += (f"; certified: interval arithmetic proved every violation ≤ "
+                           f"{max(bounds):.3g} of its scale (cut {cut:.3g}), and f(x) is "
+                           f"within {max(gap, 0.0):.3g} of the relaxation {lower:.10g}")
+
+    def _bracket(self, result: SIPResult, columns, constants, tol: float,
+                 deadline) -> None:
         """``result.bracket`` from a certified feasible point
-        (:func:`~sipkl.sip.phases.feasible_point.restricted_feasible_point`, its rounds ended at
-        ``deadline``); the variables keep the result's values. The run is a success, so its
-        last master was optimal: ``lower_bound`` is the relaxation."""
+        (:func:`~sipkl.sip.phases.feasible_point.restricted_feasible_point` from the
+        exchange method's index points ``columns`` and the result's active points, its rounds
+        ended at ``deadline``); the variables keep the result's values. The run is a success,
+        so its last master was optimal: ``lower_bound`` is the relaxation."""
         relaxation = result.lower_bound
         values = [v.value for v in self.master.variables]
         clock = Deadline(deadline)
+        points = [np.vstack([p, np.reshape(q, (-1, p.shape[1]))]) for p, q in zip(
+            self.master.points(columns, self.master.groups(columns)), result.points)]
         found = restricted_feasible_point(
-            self.master, result.points, result.scales, constants, relaxation,
+            self.master, points, result.scales, constants, relaxation,
             self.master.get_state()["objective_scale"], tol, self.master.solvers, clock)
         self.master.set_values(values)
         stopped = "; the time limit ended its rounds" if clock.passed else ""

@@ -27,7 +27,9 @@ from cvxpy.atoms.affine.add_expr import AddExpression
 from cvxpy.atoms.affine.binary_operators import DivExpression, MulExpression, multiply
 from cvxpy.atoms.affine.unary_operators import NegExpression
 
+from . import intervals
 from ..sets.base import IndexSet
+from ..sets.box import Box
 
 
 class NonFiniteValue(ValueError):
@@ -158,6 +160,29 @@ class IndexConstraint:
                              f"{values[bad][0]} at t = {points[bad][0].tolist()} (g must be "
                              "finite on T)")
         return values
+
+    def upper_bounds(self, x, lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+        """Proven upper bounds of t ↦ g(x, t) at numeric ``x`` on the boxes ``[lower_k,
+        upper_k]`` (rows; :func:`~sipkl.sip.constraints.intervals.upper_bounds`: g evaluated in
+        interval arithmetic). A :class:`~sipkl.sip.constraints.intervals.NoIntervalForm` where g
+        cannot be (:meth:`interval_form` says why)."""
+        return intervals.upper_bounds(lambda t: self.g(x, t), lower, upper,
+                                      self.is_vectorized(x))
+
+    def interval_form(self, x) -> str | None:
+        """``None`` where g(x, ·) at numeric ``x`` evaluates in interval arithmetic (tried
+        on the box's first cell, its lower quarter), else the reason: what g does that
+        intervals cannot follow (converts t to numbers, branches on it, calls a NumPy
+        function without an interval rule, returns a cvxpy expression of a variable it
+        closes over)."""
+        if not isinstance(self.T, Box):
+            return f"its index set is a {type(self.T).__name__}, not a box"
+        lower, upper = self.T.param_bounds()
+        try:
+            self.upper_bounds(x, lower[None], (0.75 * lower + 0.25 * upper)[None])
+        except intervals.NoIntervalForm as error:
+            return str(error)
+        return None
 
     def gradients(self, x, points: np.ndarray, values: np.ndarray) -> np.ndarray:
         """The t-gradients of g at numeric ``x`` for the rows of ``points`` (m × p), whose

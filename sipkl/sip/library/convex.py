@@ -155,13 +155,13 @@ class LiteratureProblem:
 
 def _powers(s, k: int) -> np.ndarray:
     """The monomials 1, s, …, s^(k−1) of s (any shape) along a new last axis."""
-    return np.asarray(s, dtype=float)[..., None] ** np.arange(k)
+    return s[..., None] ** np.arange(k)
 
 
 def _powers_derivative(s, k: int) -> np.ndarray:
     """The derivatives 0, 1, 2s, …, (k−1)·s^(k−2) of :func:`_powers` (same shape)."""
     degree = np.arange(k)
-    return degree * np.asarray(s, dtype=float)[..., None] ** np.maximum(degree - 1, 0)
+    return degree * s[..., None] ** np.maximum(degree - 1, 0)
 
 
 def upper_quadrature(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -185,7 +185,7 @@ def upper_quadrature(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def _one_sided_tan(n: int) -> LiteratureProblem:
     def g(x, t):
-        s = np.asarray(t)[..., 0]
+        s = t[..., 0]
         return np.tan(s) - _powers(s, n) @ x
 
     def grad_t(x, t):  # sec²(s) − Σ_k k·x_k·s^(k−1)
@@ -220,7 +220,7 @@ def _one_sided_tan(n: int) -> LiteratureProblem:
 
 def _chebyshev(degree: int) -> LiteratureProblem:
     def residual(x, t):
-        s = np.asarray(t)[..., 0]
+        s = t[..., 0]
         return s**degree - _powers(s, degree) @ x[:degree]
 
     def derivative(x, t):  # d/dt residual = degree·t^(degree−1) − Σ_k k·x_k·t^(k−1)
@@ -258,7 +258,7 @@ def _chebyshev(degree: int) -> LiteratureProblem:
 
 def _exp_linear_minimax() -> LiteratureProblem:
     def residual(x, t):
-        s = np.asarray(t)[..., 0]
+        s = t[..., 0]
         return np.exp(s) - _powers(s, 2) @ x[:2]
 
     def derivative(x, t):  # d/dt residual = e^t − x₁
@@ -299,7 +299,7 @@ def _norm(x):
 
 
 def _unit_circle(t):
-    s = np.asarray(t)[..., 0]
+    s = t[..., 0]
     return np.stack([np.cos(s), np.sin(s)], axis=-1)
 
 
@@ -355,7 +355,6 @@ def _disc_projection() -> LiteratureProblem:
 
 def _tensor_exp2d() -> LiteratureProblem:
     def g(x, t):
-        t = np.asarray(t)
         basis = _powers(t[..., 0], 3)[..., :, None] * _powers(t[..., 1], 3)[..., None, :]
         return np.exp(t[..., 0] + t[..., 1]) - basis.reshape(*t.shape[:-1], 9) @ x
 
@@ -395,7 +394,6 @@ def _tensor_exp2d() -> LiteratureProblem:
 
 
 def _unit_sphere(t):
-    t = np.asarray(t)
     theta, phi = t[..., 0], t[..., 1]
     return np.stack(
         [np.sin(theta) * np.cos(phi), np.sin(theta) * np.sin(phi), np.cos(theta)], axis=-1
@@ -458,7 +456,7 @@ NUMERICAL_RTOL = 1e-11
 
 def _constant_in_t(t, value):
     """``value`` (a scalar, or a scalar expression of x) at each of the index points t."""
-    return value * np.ones(np.asarray(t).shape[:-1])
+    return value * np.ones(t.shape[:-1])
 
 
 def _sipow2() -> LiteratureProblem:
@@ -543,7 +541,6 @@ def _powell_one_sided(problem: int, point, point_slope, lower, upper, lipschitz_
 
 
 def _square_point(t):
-    t = np.asarray(t)
     return t[..., 0], t[..., 1]
 
 
@@ -557,7 +554,7 @@ _CIRCLE_RADIUS = np.sqrt(0.5)
 def _circle_point(t):
     """(ξ, η) = (½ − √½ cos(π/4 − θ), ½ − √½ sin(π/4 − θ)): θ = 0 at (0, 0), π/2 at (0, 1),
     π at (1, 1) (the SIF file's parametrization)."""
-    theta = np.asarray(t)[..., 0]
+    theta = t[..., 0]
     return (0.5 - _CIRCLE_RADIUS * np.cos(np.pi / 4 - theta),
             0.5 - _CIRCLE_RADIUS * np.sin(np.pi / 4 - theta))
 
@@ -615,7 +612,7 @@ def _sipow4() -> LiteratureProblem:
 
 def _tfi3() -> LiteratureProblem:
     def g(x, t):
-        s = np.asarray(t)[..., 0]
+        s = t[..., 0]
         return 1.0 / (1.0 + s**2) - _powers(s, 3) @ x
 
     def grad_t(x, t):  # −2t/(1 + t²)² − x₂ − 2x₃t
@@ -672,7 +669,7 @@ def _ksip(rhs: str = "sin", n: int = 20) -> LiteratureProblem:
     optimum, contacts, sif, discrete = _KSIP_OPTIMA[rhs]
 
     def g(x, t):
-        s = np.asarray(t)[..., 0]
+        s = t[..., 0]
         return b(s) - _powers(s, n) @ x
 
     def grad_t(x, t):
@@ -735,7 +732,7 @@ _OETTERSHAGEN = (
 
 def _oettershagen1() -> LiteratureProblem:
     def residual(x, t):  # t² − x₁t − x₂eᵗ
-        s = np.asarray(t)[..., 0]
+        s = t[..., 0]
         return s**2 - np.stack([s, np.exp(s)], axis=-1) @ x[:2]
 
     def derivative(x, t):  # 2t − x₁ − x₂eᵗ
@@ -755,7 +752,7 @@ def _oettershagen1() -> LiteratureProblem:
 
 def _oettershagen3() -> LiteratureProblem:
     def residual(x, t):  # sin t − x₁ − x₂t − x₃t²
-        s = np.asarray(t)[..., 0]
+        s = t[..., 0]
         return np.sin(s) - _powers(s, 3) @ x[:3]
 
     def derivative(x, t):
@@ -776,7 +773,7 @@ def _oettershagen3() -> LiteratureProblem:
 
 def _polak_tits() -> LiteratureProblem:
     def g(x, t):  # (2t² − 1)x₁ + t(1 − t)(1 − x₁) − x₂
-        s = np.asarray(t)[..., 0]
+        s = t[..., 0]
         return (2 * s**2 - 1) * x[0] + s * (1 - s) * (1 - x[0]) - x[1]
 
     def grad_t(x, t):  # 4t·x₁ + (1 − 2t)(1 − x₁)
@@ -818,7 +815,6 @@ _WATSON = (
 
 def _watson7() -> LiteratureProblem:
     def features(t):  # the coefficients of x₁, x₂, x₃ in g
-        t = np.asarray(t)
         s, u = t[..., 0], t[..., 1]
         return np.stack([s + u**2 + 1, s * u - u**2, s * u + u**2 + u], axis=-1)
 
@@ -850,7 +846,6 @@ def _watson7() -> LiteratureProblem:
 
 def _quadratic_basis(t):
     """1, s, u, s², su, u² at the points t = (s, u)."""
-    t = np.asarray(t)
     s, u = t[..., 0], t[..., 1]
     return np.stack([np.ones_like(s), s, u, s**2, s * u, u**2], axis=-1)
 
@@ -870,7 +865,6 @@ def _quadratic_slope_bounds(x) -> tuple[float, float]:
 
 def _watson8() -> LiteratureProblem:
     def g(x, t):
-        t = np.asarray(t)
         return np.exp(t[..., 0] ** 2 + t[..., 1] ** 2) - _quadratic_basis(t) @ x
 
     def grad_t(x, t):
@@ -905,7 +899,6 @@ def _watson8() -> LiteratureProblem:
 
 def _watson9() -> LiteratureProblem:
     def g(x, t):
-        t = np.asarray(t)
         return _quadratic_basis(t) @ x - 3.0 - (t[..., 0] ** 2 - t[..., 1] ** 2) ** 2
 
     def grad_t(x, t):  # ∇(s² − u²)² = 4(s² − u²)(s, −u)

@@ -10,7 +10,9 @@ right-hand sides restricted,
     min f(x)  s.t.  finite constraints,   g_j(x, t) ≤ −ε·s_j   for t ∈ T_j^(k),
 
 (s_j the constraint's scale, ε relative), and its solution x̄ is checked by a global oracle
-that proves max_t g_j(x̄, t) ≤ 0 on the whole of T_j: then f(x̄) bounds the optimum from
+that proves max_t g_j(x̄, t) ≤ 0 on the whole of T_j (the branch and bound of
+:mod:`~sipkl.sip.pricing.branch_and_bound`, with the stated Lipschitz constant, else with
+interval arithmetic on g; a finite set is enumerated): then f(x̄) bounds the optimum from
 the other side. A point violated at x̄ joins T_j^(k) and the restricted program is solved
 again; an infeasible restriction is loosened (ε/10); a proved point tightens it (ε/10), until
 the two bounds meet to the run's tolerance.
@@ -25,7 +27,7 @@ import cvxpy as cp
 import numpy as np
 
 from ...solvers import Status, solve_cvxpy
-from ..pricing.lipschitz import LipschitzOracle
+from ..pricing.branch_and_bound import IntervalOracle, LipschitzOracle
 from ..pricing.space import ConstraintPrice, IndexPointPricing
 from .reduction import Deadline
 
@@ -35,6 +37,10 @@ MAX_ROUNDS = 20
 #: the smallest restriction tried, relative to the constraints' scales
 MIN_RESTRICTION = 1e-12
 
+#: cells per proof by interval arithmetic at most: a restriction so small that its proof
+#: needs more ends the rounds (the best point proved so far stands)
+INTERVAL_CELLS = 20_000
+
 
 def restricted_feasible_point(master, points, scales, lipschitz, relaxation: float,
                               objective_scale: float, tol: float, solvers,
@@ -42,15 +48,14 @@ def restricted_feasible_point(master, points, scales, lipschitz, relaxation: flo
     """The best point proved feasible by the rounds of the module docstring, or ``None``.
 
     ``points`` and ``scales`` are per constraint (the exchange method's index points and
-    s_j), ``lipschitz`` the stated constants (per constraint: a number or ``L(x)``; unused
-    over a finite set, which is enumerated),
+    s_j), ``lipschitz`` the stated constants (per constraint: a number or ``L(x)``, or
+    ``None``: interval arithmetic on g; unused over a finite set, which is enumerated),
     ``relaxation`` the exchange method's bound, ``tol`` the run's (relative) tolerance: the
     restriction starts at 100·tol and the rounds stop once |f(x̄) − relaxation| ≤
     tol·σ_f. ``deadline`` (a :class:`~sipkl.sip.phases.reduction.Deadline`) is checked before
     each restricted solve and each proof: past it the rounds end (``deadline.passed``).
     Returns ``(f(x̄), values of the variables)``.
     """
-    oracle = LipschitzOracle()
     restriction = 100.0 * tol
     points = [np.array(p, dtype=float) for p in points]
     best = None
@@ -69,7 +74,7 @@ def restricted_feasible_point(master, points, scales, lipschitz, relaxation: flo
             continue
         if status is not Status.OPTIMAL or deadline():
             break
-        proved, violated = _certify(master, points, scales, lipschitz, oracle)
+        proved, violated = _certify(master, points, scales, lipschitz)
         if violated is None:  # the search ran out of evaluations: no proof at this ε
             break
         if not proved:
@@ -84,10 +89,10 @@ def restricted_feasible_point(master, points, scales, lipschitz, relaxation: flo
     return best
 
 
-def _certify(master, points, scales, lipschitz, oracle: LipschitzOracle):
+def _certify(master, points, scales, lipschitz):
     """Whether every constraint is proved ≤ 0 on its whole index set at the variables'
     values, and per constraint its violated points (an empty array where none); ``(False,
-    None)`` where a search ran out of evaluations."""
+    None)`` where a search ran out of evaluations or g has no interval form."""
     proved, violated = True, []
     for sic, s, L in zip(master.semi_infinite, scales, lipschitz):
         x = sic.x_value()
@@ -96,8 +101,11 @@ def _certify(master, points, scales, lipschitz, oracle: LipschitzOracle):
             values = sic.values(x, found)
             bound = float(values.max())
         else:
-            problem = IndexPointPricing(sic, ConstraintPrice(x, s),
+            if L is None and sic.interval_form(x) is not None:
+                return False, None
+            problem = IndexPointPricing(sic, ConstraintPrice(x, s), None if L is None else
                                         float(L(x) if callable(L) else L))
+            oracle = IntervalOracle(INTERVAL_CELLS) if L is None else LipschitzOracle()
             found, values, bound, done = oracle.branch_and_bound(problem, 0.0)
             if not done:
                 return False, None

@@ -59,6 +59,14 @@ class IndexPointPricing(PricingProblemBase):
         self.n_evals += len(points)
         return self.constraint.values(self.x, points) / self.scale
 
+    def upper_bounds(self, lower, upper) -> np.ndarray:
+        """Proven upper bounds of the scaled g on the boxes ``[lower_k, upper_k]`` (rows):
+        interval arithmetic on g (:meth:`~sipkl.sip.constraints.semi_infinite.IndexConstraint.upper_bounds`),
+        divided by s and rounded up."""
+        bounds = self.constraint.upper_bounds(self.x, lower, upper)
+        self.n_evals += 2 * len(lower)
+        return np.nextafter(bounds / self.scale, np.inf)
+
     def values_and_grads(self, points, grad: bool = True, dtype=np.float64):
         points = np.asarray(points, dtype=float).reshape(-1, len(self.lower))
         self.n_evals += len(points)
