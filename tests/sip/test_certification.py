@@ -12,7 +12,13 @@ from sipkl.sip import Box, FiniteSet, SemiInfiniteConstraint, SemiInfiniteProgra
 from sipkl.sip.library.convex import PROBLEMS
 
 
-@pytest.mark.parametrize("name", sorted(PROBLEMS))
+#: the problems of the default run; the others run with `make test-slow`
+QUICK = {"tanaka_tan3", "chebyshev_t6", "powell_disc", "tensor_exp2d", "ksip", "watson7"}
+
+
+@pytest.mark.parametrize("name", [name if name in QUICK else
+                                  pytest.param(name, marks=pytest.mark.slow)
+                                  for name in sorted(PROBLEMS)])
 def test_every_literature_problem_is_certified_by_default(name):
     problem = PROBLEMS[name]
     result = problem.build().solve()
