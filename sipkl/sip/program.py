@@ -763,15 +763,16 @@ class SemiInfiniteProgram(ProgramBase):
         self._verify(result, tol + atol, [c.x_value() for c in self.semi_infinite], checked)
         if certify is None:
             certify = self._searches(oracle)
+        columns = self._answer_columns(run.columns, result)
         if certify and result.success and result.lower_bound is not None \
                 and not result.violation_proved:
-            self._certify(result, run.columns, checked, tol, tol + atol, clock.at)
+            self._certify(result, columns, checked, tol, tol + atol, clock.at)
         if bracket is None:
             bracket = isinstance(oracle, BranchAndBoundOracle) or all(
                 c.T.finite for c in self.semi_infinite) or (
                 result.status is RunStatus.CERTIFIED_OPTIMAL and not exact)
         if bracket and result.success:
-            self._bracket(result, run.columns, constants, tol + atol, clock.at)
+            self._bracket(result, columns, constants, tol + atol, clock.at)
         return result
 
     def solve_discretized(self, n_points: int = 101,
@@ -842,11 +843,20 @@ class SemiInfiniteProgram(ProgramBase):
             row += len(exact[j])
         return checked
 
+    def _answer_columns(self, columns, result: SIPResult) -> list[Column]:
+        """The exchange method's index points ``columns`` and, where the local reduction
+        moved x, the returned x's active points (``result.points``): the points of the
+        relaxation and of the bracket at the answer."""
+        if result.reduction is None:
+            return list(columns)
+        return list(columns) + [Column.make(c.T, t) for c, ts in
+                                zip(self.semi_infinite, result.points) for t in ts]
+
     def _certify(self, result: SIPResult, columns, exact: dict, tol: float, cut: float,
                  deadline) -> None:
         """The certificate of :mod:`~sipkl.sip.phases.certification` at the returned x
         (``exact``: the bounds of the constraints priced exactly, by position; ``columns``:
-        the exchange method's index points), its searches ended at ``deadline``. Where both
+        :meth:`_answer_columns`), its searches ended at ``deadline``. Where both
         halves hold, ``result`` becomes ``certified_optimal`` with the proven bound in
         ``upper_bound`` and the relaxation in ``lower_bound``; else the message says why
         not."""
@@ -858,7 +868,7 @@ class SemiInfiniteProgram(ProgramBase):
         sense = 1.0 if isinstance(self.objective, cp.Minimize) else -1.0
         lower = result.lower_bound
         if result.reduction is not None:  # x moved: the relaxation at its active points too
-            value = relaxation(self.master, columns, result.points)
+            value = relaxation(self.master, columns)
             if value is not None:
                 lower = max(sense * lower, sense * value) * sense
         gap = sense * (result.objective - lower)
@@ -877,17 +887,16 @@ class SemiInfiniteProgram(ProgramBase):
     def _bracket(self, result: SIPResult, columns, constants, tol: float,
                  deadline) -> None:
         """``result.bracket`` from a certified feasible point
-        (:func:`~sipkl.sip.phases.feasible_point.restricted_feasible_point` from the
-        exchange method's index points ``columns`` and the result's active points, its rounds
-        ended at ``deadline``); the variables keep the result's values. The run is a success,
-        so its last master was optimal: ``lower_bound`` is the relaxation."""
+        (:func:`~sipkl.sip.phases.feasible_point.restricted_feasible_point` from the index
+        points ``columns``, :meth:`_answer_columns`, its rounds ended at ``deadline``); the
+        variables keep the result's values. The run is a success, so its last master was
+        optimal: ``lower_bound`` is the relaxation."""
         relaxation = result.lower_bound
         values = [v.value for v in self.master.variables]
         clock = Deadline(deadline)
-        points = [np.vstack([p, np.reshape(q, (-1, p.shape[1]))]) for p, q in zip(
-            self.master.points(columns, self.master.groups(columns)), result.points)]
         found = restricted_feasible_point(
-            self.master, points, result.scales, constants, relaxation,
+            self.master, self.master.points(columns, self.master.groups(columns)),
+            result.scales, constants, relaxation,
             self.master.get_state()["objective_scale"], tol, self.master.solvers, clock)
         self.master.set_values(values)
         stopped = "; the time limit ended its rounds" if clock.passed else ""

@@ -92,14 +92,13 @@ class Interval:
     def __len__(self):
         return len(self.lo)
 
-    def _restructured(self, operation, grad_operation=None) -> "Interval":
-        """The same intervals rearranged by ``operation`` (an indexing, a reshape),
-        the gradients by ``grad_operation`` on their arrays (default: ``operation`` behind
-        the leading variable axis)."""
+    def _restructured(self, operation) -> "Interval":
+        """The same intervals rearranged by ``operation`` (an indexing, a reshape), the
+        gradients by ``operation`` behind their leading variable axis."""
         grad = None
         if self.grad is not None:
-            move = grad_operation or (lambda a: _per_variable(a, operation))
-            grad = Interval(move(self.grad.lo), move(self.grad.hi))
+            grad = Interval(_per_variable(self.grad.lo, operation),
+                            _per_variable(self.grad.hi, operation))
         return Interval(operation(self.lo), operation(self.hi), grad)
 
     def __getitem__(self, key) -> "Interval":
@@ -660,10 +659,11 @@ _FUNCTIONS = {
     np.column_stack: _joined(np.column_stack), np.vstack: _joined(np.vstack),
     np.hstack: _joined(np.hstack), np.sum: _np_sum, np.reshape: _reshape,
     np.transpose: _transpose, np.broadcast_to: _broadcast_to, np.dot: _dot,
-    np.matmul: _matmul, np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
+    np.shape: lambda a: a.shape, np.ndim: lambda a: a.ndim,
     np.ones_like: _like(np.ones), np.zeros_like: _like(np.zeros),
     np.full_like: _like(np.full), np.linalg.norm: _norm, np.outer: _outer,
-    np.expand_dims: _expand_dims, np.vander: _vander, np.atleast_1d: _atleast(1), np.atleast_2d: _atleast(2),
+    np.expand_dims: _expand_dims, np.vander: _vander, np.atleast_1d: _atleast(1),
+    np.atleast_2d: _atleast(2),
 }
 
 

@@ -27,8 +27,7 @@ import cvxpy as cp
 import numpy as np
 
 from ...solvers import Status, solve_cvxpy
-from ..pricing.branch_and_bound import IntervalOracle, LipschitzOracle
-from ..pricing.space import ConstraintPrice, IndexPointPricing
+from .certification import bounded
 from .reduction import Deadline
 
 #: restricted programs solved at most
@@ -91,24 +90,14 @@ def restricted_feasible_point(master, points, scales, lipschitz, relaxation: flo
 
 def _certify(master, points, scales, lipschitz):
     """Whether every constraint is proved ≤ 0 on its whole index set at the variables'
-    values, and per constraint its violated points (an empty array where none); ``(False,
-    None)`` where a search ran out of evaluations or g has no interval form."""
+    values (:func:`~sipkl.sip.phases.certification.bounded`), and per constraint its most
+    violated point found (an empty array where none); ``(False, None)`` where a search ran
+    out of evaluations or g has no interval form."""
     proved, violated = True, []
     for sic, s, L in zip(master.semi_infinite, scales, lipschitz):
-        x = sic.x_value()
-        if sic.T.finite:  # every point: exact
-            found = sic.T.tensor_grid(2)
-            values = sic.values(x, found)
-            bound = float(values.max())
-        else:
-            if L is None and sic.interval_form(x) is not None:
-                return False, None
-            problem = IndexPointPricing(sic, ConstraintPrice(x, s), None if L is None else
-                                        float(L(x) if callable(L) else L))
-            oracle = IntervalOracle(INTERVAL_CELLS) if L is None else LipschitzOracle()
-            found, values, bound, done = oracle.branch_and_bound(problem, 0.0)
-            if not done:
-                return False, None
+        found, values, bound, reason = bounded(sic, s, 0.0, L, INTERVAL_CELLS)
+        if reason is not None:
+            return False, None
         proved &= bound <= 0.0
         violated.append(found[values > 0.0][np.argsort(-values[values > 0.0])[:1]])
     return proved, violated

@@ -61,8 +61,9 @@ class IndexPointPricing(PricingProblemBase):
 
     def upper_bounds(self, lower, upper) -> np.ndarray:
         """Proven upper bounds of the scaled g on the boxes ``[lower_k, upper_k]`` (rows):
-        interval arithmetic on g (:meth:`~sipkl.sip.constraints.semi_infinite.IndexConstraint.upper_bounds`),
-        divided by s and rounded up."""
+        interval arithmetic on g
+        (:meth:`~sipkl.sip.constraints.semi_infinite.IndexConstraint.upper_bounds`), divided
+        by s and rounded up."""
         bounds = self.constraint.upper_bounds(self.x, lower, upper)
         self.n_evals += 2 * len(lower)
         return np.nextafter(bounds / self.scale, np.inf)
