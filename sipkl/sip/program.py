@@ -733,10 +733,10 @@ class SemiInfiniteProgram(ProgramBase):
         self.master.solvers = check_solvers(solvers)
         if counterparts is None:
             counterparts = oracle is None
-        exact = affine_counterparts(self.semi_infinite, skip={
+        self.master.counterparts = affine_counterparts(self.semi_infinite, skip={
             j for j, L in enumerate(constants) if L is not None},
-            weights=self.master.scale_weights) if counterparts else {}
-        self.master.counterparts = exact
+            weights=self.master.scale_weights) if counterparts else []
+        exact = self.master.imposed
         # every constraint imposed exactly: the first master is the answer, solved tightly
         self.master.tight = len(exact) == len(self.semi_infinite)
         named, oracle = oracle, self._oracle(oracle, constants, exact)
@@ -756,10 +756,10 @@ class SemiInfiniteProgram(ProgramBase):
                               checkpoint=checkpoint)
         run = engine.run(space, columns, resume)
         result = self._result(run)
-        finite = None if run.master.model is None else run.master.model.finite_multipliers
+        duals = {} if run.master.model is None else run.master.model.counterpart_multipliers
         if reduce and (result.success or result.status is RunStatus.ITERATION_LIMIT):
-            finite = self._reduce(result, tol + atol, clock.at) or finite
-        checked = self._worst_cases(result, exact, finite)
+            duals = self._reduce(result, tol + atol, clock.at) or duals
+        checked = self._worst_cases(result, exact, duals)
         self._verify(result, tol + atol, [c.x_value() for c in self.semi_infinite], checked)
         if certify is None:
             certify = self._searches(oracle)
@@ -785,7 +785,7 @@ class SemiInfiniteProgram(ProgramBase):
         coordinate (the grid and its midpoints).
         """
         self.master.solvers = check_solvers(solvers)
-        self.master.counterparts, self.master.tight = {}, False
+        self.master.counterparts, self.master.tight = [], False
         return self._solve_on_grid(n_points)
 
     def _searches(self, oracle) -> bool:
@@ -802,8 +802,8 @@ class SemiInfiniteProgram(ProgramBase):
         """The local reduction phase (:func:`~sipkl.sip.phases.reduction.reduce_locally`) from
         ``result``, which it updates where the reduced answer passes its final check; its
         rounds end at ``deadline`` (a ``time.perf_counter()`` instant, or ``None``). Returns
-        the multipliers of the master's finite constraints at the reduced answer (``None``
-        where the exchange method's stands)."""
+        the multipliers of the constraints imposed by counterparts at the reduced answer
+        (``None`` where the exchange method's stands)."""
         if not self.master.semi_infinite or any(c.T.finite for c in self.semi_infinite):
             return None
         values = [v.value for v in self.master.variables]
@@ -815,21 +815,20 @@ class SemiInfiniteProgram(ProgramBase):
             return None
         self.master.set_values(reduced["values"])
         result.x = self._values()
-        return reduced["finite_multipliers"]
+        return reduced["counterpart_multipliers"]
 
-    def _worst_cases(self, result: SIPResult, exact: dict, finite) -> dict:
-        """The constraints imposed by their robust counterparts (``exact``, by position) at
+    def _worst_cases(self, result: SIPResult, exact, duals: dict) -> dict:
+        """The constraints imposed by their robust counterparts (``exact``, positions) at
         the returned x: each one's maximizer of t ↦ g_j(x, t) over T_j (the support point of
-        its affine model) as its point, the counterpart's multiplier (``finite``: the
-        multipliers of the master's finite constraints, the counterparts after the user's;
-        NaN where the solver gave none), and its value g_j(x, t*) in ``max_violation``.
+        its affine model) as its point, the counterpart's multiplier (``duals``, by
+        position; NaN where the solver gave none), and its value g_j(x, t*) in
+        ``max_violation``.
         Returns the proven bounds on max_t g_j(x, t)/s_j of those whose g passed the affinity
         check at this x, by position: their maximum is exact, and the final verification
         search skips them."""
         checked = {}
         if not result.scales:
             return checked
-        row = len(self.constraints)
         for j in sorted(exact):
             sic = self.semi_infinite[j]
             problem = IndexPointPricing(sic, ConstraintPrice(sic.x_value(), result.scales[j]))
@@ -837,10 +836,9 @@ class SemiInfiniteProgram(ProgramBase):
             if bound is not None:
                 checked[j] = bound
             result.max_violation = max(result.max_violation, value * result.scales[j])
-            dual = None if finite is None else finite[row]
+            dual = duals.get(j)
             result.points[j] = t[None]
-            result.multipliers[j] = np.array([np.nan if dual is None else float(dual)])
-            row += len(exact[j])
+            result.multipliers[j] = np.array([np.nan if dual is None else dual])
         return checked
 
     def _answer_columns(self, columns, result: SIPResult) -> list[Column]:

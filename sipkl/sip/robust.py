@@ -39,10 +39,12 @@ proof; a g that is not affine in t is solved by the exchange method
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cvxpy as cp
 import numpy as np
 
-from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
+from .constraints.semi_infinite import IndexConstraint, NonFiniteValue, SemiInfiniteConstraint
 from .pricing.sets import AFFINE_RTOL
 from .sets.geometry import chord_gaps, chords
 
@@ -72,34 +74,64 @@ def robust_counterpart(constraint: SemiInfiniteConstraint, weight=1.0) -> list:
     if not isinstance(constraint, SemiInfiniteConstraint):
         raise TypeError(f"constraint must be a SemiInfiniteConstraint, got "
                         f"{type(constraint).__name__}")
-    T = constraint.T
-    if T.finite:
-        return [weight * e <= 0 for e in constraint.expressions(T.points)]
-    centre = T.centre()
-    at_centre = _values(constraint, centre[None], weight)[0]
-    worst, extra = T.worst_case(
-        lambda frame, block: _differences(constraint, centre, block, frame, weight),
-        np.arange(T.dim))
-    _check_affine_in_t(constraint)
-    return [at_centre + worst <= 0] + extra
+    if constraint.T.finite:
+        return [weight * e <= 0 for e in constraint.expressions(constraint.T.points)]
+    form = _NumericForm.of(constraint)
+    if form is None:
+        return _expression_counterpart(constraint, weight)
+    return _stacked([form], [weight])
 
 
-def affine_counterparts(semi_infinite, skip=(), weights=None) -> dict:
-    """``{j: robust_counterpart(c_j, weights[j])}`` for each constraint ``c_j`` (by position,
-    those in ``skip`` aside; ``weights`` default 1) over a continuous index set that has a
-    conic form and whose g passes the affinity checks of :func:`robust_counterpart`; a
-    constraint for which it raises its ``ValueError`` (g not affine in t or its coefficients
-    not affine in x, a set without a conic form) is left out: the exchange method solves it
-    (:meth:`~sipkl.sip.SemiInfiniteProgram.solve` imposes the others by these)."""
-    found = {}
+@dataclass
+class Counterpart:
+    """The cvxpy ``constraints`` that impose the semi-infinite constraints ``members`` (their
+    positions in the program) exactly: ``constraints[0]`` is their vector inequality, whose
+    k-th entry — and its dual, the multiplier — is member k's."""
+
+    members: list
+    constraints: list
+    #: the semi-infinite constraints of the members, in their order
+    imposed: list
+
+    def alone(self, j: int) -> list:
+        """The counterpart of the member at position ``j`` by itself (weight 1): what the
+        master's diagnosis imposes to test that constraint alone."""
+        return robust_counterpart(self.imposed[self.members.index(j)])
+
+
+def affine_counterparts(semi_infinite, skip=(), weights=None) -> list[Counterpart]:
+    """The :class:`Counterpart` of each constraint ``c_j`` (by position, those in ``skip``
+    aside) over a continuous index set that has a conic form and whose g passes the
+    affinity checks of :func:`robust_counterpart`, in the units of its weight
+    ``weights[j]`` (default 1); a constraint for which that raises its ``ValueError`` (g not
+    affine in t or its coefficients not affine in x, a set without a conic form) is left
+    out: the exchange method solves it (:meth:`~sipkl.sip.SemiInfiniteProgram.solve`
+    imposes the others by these). The constraints over one index set (copies of one
+    :attr:`~sipkl.sip.sets.base.IndexSet.origin`) whose g has numeric coefficients share a
+    counterpart: one vector inequality and one set of dual variables for all of them (K rows
+    of a robust LP over one polytope are one matrix constraint, not K)."""
+    found, groups = [], {}
     for j, constraint in enumerate(semi_infinite):
         if j in skip or constraint.T.finite:
             continue
+        weight = 1.0 if weights is None else weights[j]
         try:
-            found[j] = robust_counterpart(constraint, 1.0 if weights is None else weights[j])
+            form = _NumericForm.of(constraint)
+            if form is None:
+                found.append(Counterpart([j], _expression_counterpart(constraint, weight),
+                                         [constraint]))
+            else:
+                groups.setdefault(id(constraint.T.origin), []).append((j, form, weight))
         except ValueError:
             continue
-    return found
+    for group in groups.values():
+        members, forms, weights_k = map(list, zip(*group))
+        try:
+            found.append(Counterpart(members, _stacked(forms, weights_k),
+                                     [form.constraint for form in forms]))
+        except ValueError:  # a set without a conic form
+            continue
+    return sorted(found, key=lambda counterpart: counterpart.members[0])
 
 
 def robust_program(objective, semi_infinite, constraints=()) -> cp.Problem:
@@ -111,18 +143,84 @@ def robust_program(objective, semi_infinite, constraints=()) -> cp.Problem:
     return cp.Problem(objective, list(constraints) + robust)
 
 
+def _expression_counterpart(constraint, weight) -> list:
+    """The counterpart of one constraint from g's cvxpy expressions at the centre and at
+    c + F e_i (where g has no numeric form: a convex part in x, closed-over variables or
+    parameters without values), its affinity in t checked at sampled x."""
+    T = constraint.T
+    centre = T.centre()
+    at_centre = _values(constraint, centre[None], weight)[0]
+    worst, extra = T.worst_case(
+        lambda frame, block: _differences(constraint, centre, block, frame, weight),
+        np.arange(T.dim))
+    _check_affine_in_t(constraint)
+    return [at_centre + worst <= 0] + extra
+
+
 def _differences(constraint, point, block, frame, weight) -> cp.Expression:
     """Δ_i = w·(g(x, point + F_i) − g(x, point)) over the coordinates ``block`` (F_i the
-    i-th column of the frame there, w the ``weight``), checked affine in x."""
-    shifted = np.repeat(point[None], len(block) + 1, axis=0)
-    shifted[1:, block] += frame.T
-    values = _values(constraint, shifted, weight)
+    i-th column of the frame there, w the ``weight``) as a 1 × len(block) row, checked
+    affine in x."""
+    values = _values(constraint, _shifted(point, block, frame), weight)
     delta = cp.hstack([values[i + 1] - values[0] for i in range(len(block))])
     if not delta.is_affine():
         raise ValueError(f"robust_counterpart: the coefficients of t in g of constraint "
                          f"{constraint.name!r} are not affine in x as cvxpy sees them "
                          f"({delta.curvature.lower()}): write g as a(x) + B(x)t with B affine")
-    return delta
+    return cp.reshape(delta, (1, len(block)), order="C")
+
+
+def _stacked(forms, weights) -> list:
+    """The counterpart of K constraints over one index set from their numeric forms
+    (:class:`_NumericForm`) and weights: w_k·(g_k(x, c) + max_z Δ_k(x)ᵀz) ≤ 0 as one vector
+    inequality, Δ the K × p matrix of the rows w_k·Δ_k(x) (the variables of all K stacked
+    once)."""
+    T = forms[0].constraint.T
+    variables = list({v.id: v for form in forms for v in form.variables}.values())
+    offsets = np.cumsum([0] + [v.size for v in variables])
+    where = {v.id: np.arange(a, b) for v, a, b in zip(variables, offsets[:-1], offsets[1:])}
+    flat = [v if v.ndim == 1 else cp.reshape(v, (v.size,), order="F") for v in variables]
+    vector = flat[0] if len(flat) == 1 else cp.hstack(flat)
+    columns = [np.concatenate([where[v.id] for v in form.variables]) for form in forms]
+
+    def stacked(points, rows):
+        """w_k·(C_k x + o_k) at the rows ``rows`` of g_k's values at ``points`` minus row 0
+        (``None``: the values themselves), stacked k-major."""
+        C, o = [], []
+        for form, cols in zip(forms, columns):
+            coefficients, values = form.at(points)
+            if rows is not None:
+                coefficients, values = coefficients[rows] - coefficients[0], values[rows] - values[0]
+            lifted = np.zeros((len(coefficients), offsets[-1]))
+            lifted[:, cols] = coefficients
+            C.append(lifted)
+            o.append(values)
+        return cp.multiply(_repeated(weights, len(o[0])), np.vstack(C) @ vector
+                           + np.concatenate(o))
+
+    centre = T.centre()
+
+    def differences(frame, block):
+        points = _shifted(centre, block, frame)
+        return cp.reshape(stacked(points, np.arange(1, len(points))),
+                          (len(forms), len(block)), order="C")
+    worst, extra = T.worst_case(differences, np.arange(T.dim))
+    return [stacked(centre[None], None) + worst <= 0] + extra
+
+
+def _repeated(weights, r):
+    """Each of the K ``weights`` (numbers or cvxpy Parameters) repeated r times, k-major."""
+    if not any(isinstance(w, cp.Expression) for w in weights):
+        return np.repeat(np.asarray(weights, dtype=float), r)
+    column = cp.hstack([cp.reshape(w, (1,), order="C") for w in weights])
+    return np.kron(np.eye(len(weights)), np.ones((r, 1))) @ column
+
+
+def _shifted(point, block, frame) -> np.ndarray:
+    """``point`` and ``point + F_i`` over the coordinates ``block`` (rows)."""
+    shifted = np.repeat(point[None], len(block) + 1, axis=0)
+    shifted[1:, block] += frame.T
+    return shifted
 
 
 def _check_affine_in_t(constraint) -> None:
@@ -142,18 +240,8 @@ def _check_affine_in_t(constraint) -> None:
             with np.errstate(all="ignore"):
                 values = np.concatenate([np.ravel(np.asarray(e.value, dtype=float))
                                          for e in exprs])
-                gap, size = chord_gaps(values, lam, constraint.magnitudes(exprs))
-            finite = np.isfinite(gap) & np.isfinite(size)
-            checked = checked or finite.any()
-            broken = np.flatnonzero(finite & (np.abs(gap) > AFFINE_RTOL * size))
-            if broken.size:
-                i, (a, b, _) = broken[0], np.split(points, 3)
-                raise ValueError(
-                    f"robust_counterpart: g of constraint {constraint.name!r} is not affine in "
-                    f"t, which its exact robust counterpart needs: g(x, λa + (1 − λ)b) − "
-                    f"λg(x, a) − (1 − λ)g(x, b) = {gap[i]:.6g} at a = {a[i].tolist()}, "
-                    f"b = {b[i].tolist()}, λ = {lam[i]:.6g} (x sampled); solve it by the "
-                    "exchange method, SemiInfiniteProgram")
+                checked = _check_chords(constraint, points, lam, values,
+                                        constraint.magnitudes(exprs)) or checked
     finally:
         for v, value in zip(leaves, saved):
             v.value = value
@@ -165,6 +253,24 @@ def _check_affine_in_t(constraint) -> None:
                          "SemiInfiniteProgram")
 
 
+def _check_chords(constraint, points, lam, values, sizes) -> bool:
+    """A ``ValueError`` where g's ``values`` at the chords' ``points`` (:func:`chords`, at
+    one x) break affinity by more than ``AFFINE_RTOL`` times ``sizes`` (Σ|terms|); whether
+    any chord was finite."""
+    gap, size = chord_gaps(values, lam, sizes)
+    finite = np.isfinite(gap) & np.isfinite(size)
+    broken = np.flatnonzero(finite & (np.abs(gap) > AFFINE_RTOL * size))
+    if broken.size:
+        i, (a, b, _) = broken[0], np.split(points, 3)
+        raise ValueError(
+            f"robust_counterpart: g of constraint {constraint.name!r} is not affine in "
+            f"t, which its exact robust counterpart needs: g(x, λa + (1 − λ)b) − "
+            f"λg(x, a) − (1 − λ)g(x, b) = {gap[i]:.6g} at a = {a[i].tolist()}, "
+            f"b = {b[i].tolist()}, λ = {lam[i]:.6g} (x sampled); solve it by the "
+            "exchange method, SemiInfiniteProgram")
+    return bool(finite.any())
+
+
 def _values(constraint, points, weight=1.0) -> list:
     """w·g(x, t) at the rows of ``points`` as a list of scalar cvxpy expressions (w the
     ``weight``)."""
@@ -172,3 +278,76 @@ def _values(constraint, points, weight=1.0) -> list:
     if len(exprs) == 1 and exprs[0].size == len(points) and len(points) > 1:
         return [weight * exprs[0][i] for i in range(len(points))]
     return [weight * (cp.reshape(e, (), order="F") if e.size == 1 else e) for e in exprs]
+
+
+class _NumericForm:
+    """g as numbers where it is affine in x: ``g(x, t) = C(t) · vec(x) + o(t)``, its
+    coefficients at the points the counterpart needs (T's centre c and c + F e_i) found
+    by evaluating g at numeric x (``x = 0`` and each unit vector: n + 1 calls of g, each
+    at all the points), the numbers cvxpy would find in g's expression trees. The
+    counterpart is then a few matrix expressions, which cvxpy compiles in a fraction of the
+    time of g's trees at every point; and the affinity in t is checked on the same chords
+    as :func:`_check_affine_in_t`, at the same sampled x, from the coefficients (Σ|terms|:
+    ``|C(t)|·|x| + |o(t)|``).
+
+    :meth:`of` makes one where it applies: x a cvxpy Variable or a tuple of them, g's
+    expressions at those points affine in x, and g closing over no other variable nor over
+    a parameter without a value (its numbers are then those of the variables alone; a
+    parameter's value is read when the counterpart is built, as
+    :meth:`~sipkl.sip.SemiInfiniteProgram.solve` does at each call)."""
+
+    def __init__(self, constraint, variables, points):
+        self.constraint, self.variables = constraint, variables
+        self.sizes = [v.size for v in variables]
+        T = constraint.T
+        chord_points, lam = chords(T.from_cube, T.dim, AFFINE_CHORDS)
+        coefficients, offsets = self._coefficients(np.vstack([points, chord_points]))
+        self._known = {row.tobytes(): k for k, row in enumerate(points)}
+        self._coefficients_at, self._offsets_at = coefficients[:len(points)], offsets[:len(points)]
+        on_chords, rng = slice(len(points), None), np.random.default_rng(0)
+        for _ in range(AFFINE_DRAWS):
+            x = rng.uniform(0.5, 1.5, coefficients.shape[1])
+            _check_chords(constraint, chord_points, lam,
+                          coefficients[on_chords] @ x + offsets[on_chords],
+                          np.abs(coefficients[on_chords]) @ x + np.abs(offsets[on_chords]))
+
+    @classmethod
+    def of(cls, constraint):
+        """The numeric form of ``constraint``'s g, or ``None`` where it does not apply."""
+        xs = constraint.x if isinstance(constraint.x, (tuple, list)) else (constraint.x,)
+        if not all(isinstance(v, cp.Variable) for v in xs):
+            return None
+        T = constraint.T
+        points = _shifted(T.centre(), np.arange(T.dim), T.frame())
+        ids = {v.id for v in xs}
+        for e in constraint.expressions(points):
+            if not e.is_affine() or any(v.id not in ids for v in e.variables()) \
+                    or any(q.value is None for q in e.parameters()):
+                return None
+        try:
+            return cls(constraint, list(xs), points)
+        except NonFiniteValue:  # the expressions' own check says why
+            return None
+
+    def _point(self, flat) -> object:
+        """The numeric x (g's structure) whose stacked entries are ``flat``."""
+        parts = np.split(flat, np.cumsum(self.sizes)[:-1])
+        values = [part.reshape(v.shape, order="F") if v.ndim else float(part[0])
+                  for part, v in zip(parts, self.variables)]
+        return tuple(values) if isinstance(self.constraint.x, (tuple, list)) else values[0]
+
+    def _coefficients(self, points) -> tuple[np.ndarray, np.ndarray]:
+        """``(C, o)`` at the rows of ``points`` by n + 1 evaluations of g."""
+        n = sum(self.sizes)
+        offsets = self.constraint.values(self._point(np.zeros(n)), points)
+        coefficients = np.empty((len(points), n))
+        for k, unit in enumerate(np.eye(n)):  # one call of g per coordinate of x
+            coefficients[:, k] = self.constraint.values(self._point(unit), points) - offsets
+        return coefficients, offsets
+
+    def at(self, points) -> tuple[np.ndarray, np.ndarray]:
+        """``(C, o)``: g(x, t_i) = C_i · vec(x) + o_i at the rows t_i of ``points``."""
+        rows = [self._known.get(row.tobytes()) for row in points]
+        if any(k is None for k in rows):
+            return self._coefficients(points)
+        return self._coefficients_at[rows], self._offsets_at[rows]

@@ -561,3 +561,137 @@ def test_dense_oracle_search_works_on_the_sets_radial_grid():
     assert values[0] >= problem.values(fine).max() - 1e-10
     res = SetSearchOracle().search(problem, np.zeros((0, 2)))
     np.testing.assert_allclose(res[1][0], values[0], rtol=1e-10)
+
+
+# -- 7. what makes a robust program one small conic program ------------------------------
+def polytope_max(A, b, c) -> float:
+    """max cᵀt over {A t ≤ b} by SciPy's linprog, in the user's units."""
+    res = linprog(-c, A_ub=A, b_ub=b, bounds=[(None, None)] * len(c), method="highs")
+    assert res.status == 0
+    return -res.fun
+
+
+@pytest.mark.parametrize("p, m, units", [(2, 5, 1.0), (3, 9, 1.0), (4, 10, 1e3), (5, 4, 1.0)])
+def test_vertex_list_support_equals_linprog(p, m, units, monkeypatch):
+    """Over a polytope with few vertices the support function comes from its vertex list,
+    no LP per call (the vertex LP is made to fail): the maximum equals SciPy's linprog on
+    the user's A, b (in units ×1000 too), the point lies in the set, and the bound is
+    above the maximum by round-off only."""
+    T0 = random_polytope(p, m, seed=p + m)
+    A, b = T0.A, units * T0.b
+    T = Polytope(A, b)
+    monkeypatch.setattr("sipkl.sip.sets.polytopes.vertex", lambda *a: pytest.fail("an LP"))
+    rng = np.random.default_rng(p)
+    for c in rng.normal(size=(20, p)):
+        t, bound = T.support(c)
+        best = polytope_max(A, b, c)
+        scale = np.abs(c) @ np.maximum(np.abs(T.lower), np.abs(T.upper))
+        assert T.contains(t[None])[0]
+        assert abs(c @ t - best) <= 1e-10 * scale
+        assert best - 1e-12 * scale <= bound <= best + 1e-9 * scale
+
+
+def test_many_vertices_fall_back_to_the_lp():
+    """Beyond VERTEX_SUBSETS p-subsets of rows (26 choose 6) the set keeps no vertex list and
+    its support is the vertex LP's, again equal to linprog's maximum."""
+    T0 = random_polytope(6, 14, seed=1)
+    T = Polytope(T0.A, T0.b)
+    assert T._vertices is None
+    for c in np.random.default_rng(0).normal(size=(5, 6)):
+        t, bound = T.support(c)
+        best = polytope_max(T0.A, T0.b, c)
+        assert abs(c @ t - best) <= 1e-9 * np.abs(c).sum() * 3 and bound >= best - 1e-12
+
+
+def hand_counterparts(rows, x):
+    """The robust rows a_kᵀx − b_k + tᵀM_k x ≤ 0 written out by hand per kind of set: LP
+    duality on the user's A, b (y ≥ 0, Aᵀy = M x, bᵀy bounds tᵀM x), ‖·‖₂ for a ball,
+    ‖diag(r)·‖₁ plus ‖·‖₂ for a box × ball product."""
+    out = []
+    for kind, data, a, b0, M in rows:
+        u = M @ x
+        if kind == "polytope":
+            A, b = data
+            y = cp.Variable(len(b), nonneg=True)
+            out += [a @ x - b0 + b @ y <= 0, A.T @ y == u]
+        elif kind == "ball":
+            c, r = data
+            out.append(a @ x - b0 + c @ u + r * cp.norm(u, 2) <= 0)
+        else:  # box [lo, hi] × ball (c, r)
+            (lo, hi), (c, r) = data
+            k = len(lo)
+            out.append(a @ x - b0 + (lo + hi) / 2 @ u[:k] + cp.norm(cp.multiply((hi - lo) / 2,
+                       u[:k]), 1) + c @ u[k:] + r * cp.norm(u[k:], 2) <= 0)
+    return out
+
+
+@pytest.mark.parametrize("units", [1.0, 1e3])
+def test_rows_over_one_set_share_a_counterpart(units):
+    """Eleven robust rows over three sets (five over one polytope, four over a ball, two over
+    a box × ball), each row its own SemiInfiniteConstraint: the default run imposes them by
+    three counterparts (one per set) and ends certified in one round, at the optimum of the
+    rows written out by hand (LP duality on the user's A, b; norms), each row's multiplier
+    that of its hand-written constraint; t in units ×1000 gives the same run."""
+    rng = np.random.default_rng(5)
+    n = 4
+    x = cp.Variable(n)
+    T0 = random_polytope(3, 6, seed=2)
+    box, ball, disk = ((-units * np.ones(2), units * np.ones(2)),
+                       (units * np.array([0.1, -0.2]), units * 0.5), (np.zeros(2), units * 0.3))
+    kinds = {"polytope": ((T0.A, units * T0.b), Polytope(T0.A, units * T0.b)),
+             "ball": (ball, Ball(*ball)), "product": ((box, disk), Product(Box(*box),
+                                                                           Ball(*disk)))}
+    data = []
+    for kind, count in (("polytope", 5), ("ball", 4), ("product", 2)):
+        p = kinds[kind][1].dim
+        for _ in range(count):
+            a = 1.0 + rng.random(n)
+            data.append((kind, kinds[kind][0], a, 0.3 * a.sum(),
+                         0.2 / units * rng.uniform(-1, 1, (p, n))))
+    rows = [SemiInfiniteConstraint(lambda x, t, a=a, b=b, M=M: a @ x - b + t @ (M @ x), x,
+                                   kinds[kind][1], vectorized=True, name=f"row{k}")
+            for k, (kind, _, a, b, M) in enumerate(data)]
+    program = SemiInfiniteProgram(cp.Maximize(np.arange(1, n + 1) @ x), rows, [x >= 0, x <= 1])
+    result = program.solve()
+    assert result.status == "certified_optimal" and result.nit == 1, result.message
+    assert [c.members for c in program.master.counterparts] == [[0, 1, 2, 3, 4],
+                                                                [5, 6, 7, 8], [9, 10]]
+    hand = hand_counterparts(data, x)
+    reference = cp.Problem(cp.Maximize(np.arange(1, n + 1) @ x), [x >= 0, x <= 1] + hand)
+    reference.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    assert abs(result.objective - reference.value) <= 1e-9 * abs(reference.value)
+    duals = [float(c.dual_value) for c in hand if c.shape == ()]
+    assert len(duals) == len(rows)
+    found = [float(m[0]) for m in result.multipliers]
+    np.testing.assert_allclose(found, duals, rtol=1e-6, atol=1e-8 * max(duals))
+
+
+def test_counterpart_of_a_matrix_variable_and_a_scalar():
+    """g over a box of x = (X, s), X a 2 × 3 matrix: tᵀX a + s − 1 ≤ 0 for t ∈ [−1, 1]²
+    is ‖X a‖₁ + s ≤ 1 (written by hand); the default run's optimum is that problem's."""
+    X, s = cp.Variable((2, 3)), cp.Variable()
+    a = np.array([1.0, -2.0, 0.5])
+    row = SemiInfiniteConstraint(lambda v, t: t @ (v[0] @ a) + v[1] - 1.0, (X, s),
+                                 Box([-1.0, -1.0], [1.0, 1.0]), vectorized=True)
+    objective = cp.Maximize(s + cp.sum(X @ np.array([1.0, 0.3, 0.2])))
+    finite = [X >= -1, X <= 1]
+    result = SemiInfiniteProgram(objective, row, finite).solve()
+    assert result.status == "certified_optimal", result.message
+    hand = cp.Problem(objective, finite + [cp.norm(X @ a, 1) + s <= 1])
+    hand.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    assert abs(result.objective - hand.value) <= 1e-9 * max(1.0, abs(hand.value))
+
+
+def test_an_infeasible_row_of_a_shared_counterpart_is_named_alone():
+    """Two rows over one simplex share a counterpart; x ≤ 1 + t₁ holds alone with x ≥ 0,
+    x + 2 ≤ t₁ does not (t₁ ≤ 1): the run ends infeasible and names the second row alone."""
+    x = cp.Variable()
+    T = Polytope.simplex(2)
+    rows = [SemiInfiniteConstraint(lambda x, t: x - 1.0 - t[:, 0], x, T, vectorized=True,
+                                   name="fits"),
+            SemiInfiniteConstraint(lambda x, t: x + 2.0 - t[:, 0], x, T, vectorized=True,
+                                   name="breaks")]
+    result = SemiInfiniteProgram(cp.Maximize(x), rows, [x >= 0]).solve()
+    assert result.status == "infeasible", result.message
+    assert "on their own: breaks with the finite constraints" in result.message
+    assert "fits with" not in result.message

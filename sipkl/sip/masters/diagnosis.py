@@ -27,14 +27,15 @@ def infeasible_parts(master, columns: Sequence[Column]) -> list[str]:
     ``["the finite constraints"]`` when those are, else ``"<name> with the finite
     constraints"`` for each semi-infinite constraint infeasible with them, else ``[]`` (only
     their combination is). A semi-infinite constraint imposed by its robust counterpart
-    (``master.counterparts``) is that counterpart."""
+    (``master.counterparts``) is that counterpart, alone."""
     finite = master.finite_constraints
     if _status(cp.Problem(cp.Minimize(0), finite), master) is Status.INFEASIBLE:
         return ["the finite constraints"]
     faulty = []
     for j, (sic, group) in enumerate(zip(master.semi_infinite, master.groups(columns))):
-        problem = cp.Problem(cp.Minimize(0), finite + master.counterparts.get(j, [])
-                             + _imposed(sic, columns, group))
+        exact = [c for counterpart in master.counterparts if j in counterpart.members
+                 for c in counterpart.alone(j)]
+        problem = cp.Problem(cp.Minimize(0), finite + exact + _imposed(sic, columns, group))
         if _status(problem, master) is Status.INFEASIBLE:
             faulty.append(f"{sic.name} with the finite constraints")
     return faulty

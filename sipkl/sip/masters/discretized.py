@@ -30,13 +30,13 @@ class DiscretizedModel:
     """What a solve of the restricted master leaves: the value of every variable (in the
     order of ``DiscretizedMaster.variables``), the price (one
     :class:`~sipkl.sip.pricing.space.ConstraintPrice` per constraint), the multipliers of the
-    finite constraints (in the user's units, in the order of ``DiscretizedMaster.constraints``;
-    ``None`` where the solver gave none), and σ_f, the objective's scale of the next solve."""
+    constraints imposed by counterparts (by position, in the user's units; ``None`` where
+    the solver gave none), and σ_f, the objective's scale of the next solve."""
 
     values: list
     price: list
     objective_scale: float = 1.0
-    finite_multipliers: list = None
+    counterpart_multipliers: dict = None
 
 
 class IndexPointMaster(MasterBase):
@@ -122,10 +122,10 @@ class DiscretizedMaster(IndexPointMaster):
                  constraints=(), solvers: Sequence[str] = DEFAULT_SOLVERS):
         super().__init__(semi_infinite)
         self.objective, self.finite_constraints = objective, list(constraints)
-        #: per semi-infinite constraint (by position), the cvxpy constraints that impose it
-        #: exactly where it has them (its robust counterpart, :mod:`sipkl.sip.robust`), set
-        #: by the program for a run: they join the finite constraints
-        self.counterparts = {}
+        #: the :class:`~sipkl.sip.robust.Counterpart` s that impose semi-infinite constraints
+        #: exactly (:mod:`sipkl.sip.robust`), set by the program for a run: their cvxpy
+        #: constraints join the finite constraints
+        self.counterparts = []
         #: whether the solves are tight (:func:`~sipkl.solvers.solve_tightly`; set by the
         #: program for a run whose first master is its answer)
         self.tight = False
@@ -149,23 +149,29 @@ class DiscretizedMaster(IndexPointMaster):
         same units as its index points."""
         return self._inverse_scales
 
-    def finite_multipliers(self, objective_scale: float) -> list:
-        """The multipliers of :attr:`constraints` in the user's units, from the duals of the
-        last problem solved with them (its objective divided by ``objective_scale``): a
-        dual times σ_f, and for a counterpart of g_j/s_j also times 1/s_j (``None`` for a
-        constraint without a dual value)."""
-        weights = [1.0] * len(self.finite_constraints) + [
-            float(self._inverse_scales[j].value) for j in sorted(self.counterparts)
-            for _ in self.counterparts[j]]
-        return [None if c.dual_value is None else np.asarray(c.dual_value) * objective_scale * w
-                for c, w in zip(self.constraints, weights)]
+    def counterpart_multipliers(self, objective_scale: float) -> dict:
+        """The multiplier of each constraint imposed by a counterpart (by position), in the
+        user's units, from the duals of the last problem solved with them (its objective
+        divided by ``objective_scale``): the dual of its entry of the counterpart's
+        inequality (of w_j·g_j, w_j = 1/s_j) times σ_f·w_j (``None`` without a dual)."""
+        found = {}
+        for counterpart in self.counterparts:
+            dual = counterpart.constraints[0].dual_value
+            for k, j in enumerate(counterpart.members):
+                found[j] = None if dual is None else float(np.ravel(dual)[k]) \
+                    * objective_scale * float(self._inverse_scales[j].value)
+        return found
+
+    @property
+    def imposed(self) -> set:
+        """The positions of the semi-infinite constraints imposed by counterparts."""
+        return {j for counterpart in self.counterparts for j in counterpart.members}
 
     @property
     def constraints(self) -> list:
-        """The finite constraints of every solve: the user's, then the counterparts (in the
-        order of their constraints' positions)."""
-        return self.finite_constraints + [c for j in sorted(self.counterparts)
-                                          for c in self.counterparts[j]]
+        """The finite constraints of every solve: the user's, then the counterparts'."""
+        return self.finite_constraints + [c for counterpart in self.counterparts
+                                          for c in counterpart.constraints]
 
     def set_values(self, values) -> None:
         """Give the cvxpy variables (in the order of ``variables``) these values: the user's
@@ -239,7 +245,7 @@ class DiscretizedMaster(IndexPointMaster):
             weights=weights, objective=float(problem.value) * self._objective_scale,
             price=price, threshold=0.0, gap=0.0, status=status, attempts=attempts,
             model=DiscretizedModel([v.value for v in self.variables], price,
-                                   finite_multipliers=self.finite_multipliers(
+                                   counterpart_multipliers=self.counterpart_multipliers(
                                        self._objective_scale)),
             column_prices=relative, cut_scale=1.0)
         self._scales = np.array([p.scale for p in price])

@@ -124,8 +124,9 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
     the last round whose check completed. Returns ``None`` where the reduction did not
     improve on the answer, else a dict: ``values``, ``points``, ``multipliers``,
     ``objective``, ``max_violation`` (raw units, the largest found on the final check),
-    ``nit``, ``steps`` (|Δf|/σ_f per round), ``converged``, ``finite_multipliers`` (of
-    ``master.constraints``, the user's units), ``attempts``.
+    ``nit``, ``steps`` (|Δf|/σ_f per round), ``converged``, ``counterpart_multipliers``
+    (:meth:`~sipkl.sip.masters.discretized.DiscretizedMaster.counterpart_multipliers`),
+    ``attempts``.
     """
     # each constraint in the units where the solver's feasibility tolerance is one of the
     # objective: a violation v of g_j moves f by about M_j·v (M_j its total multiplier)
@@ -159,7 +160,7 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
                 -1, sic.T.dim) for j, sic in enumerate(master.semi_infinite)], cut)
         done = {"values": x_values, "objective": objective, "reduced": reduced,
                 "duals": duals, "relative": relative, "steps": list(steps),
-                "finite_multipliers": master.finite_multipliers(objective_scale)}
+                "counterpart_multipliers": master.counterpart_multipliers(objective_scale)}
         if steps and steps[-1] <= REDUCTION_RTOL and relative.max() <= cut:
             converged = True
             break
@@ -175,7 +176,7 @@ def reduce_locally(master, values, points, multipliers, scales, objective_scale,
             "multipliers": final, "objective": done["objective"],
             "max_violation": float(np.max(done["relative"] * np.asarray(scales))),
             "nit": len(done["steps"]) + 1, "steps": done["steps"], "converged": converged,
-            "finite_multipliers": done["finite_multipliers"], "attempts": attempts}
+            "counterpart_multipliers": done["counterpart_multipliers"], "attempts": attempts}
 
 
 def checked_points(semi_infinite, prices, active, cut):

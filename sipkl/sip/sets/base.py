@@ -110,12 +110,14 @@ class IndexSet:
         return np.zeros(0)
 
     def worst_case(self, differences, block):
-        """``max_{z ∈ Z} Δᵀz`` for the set ``{c + F z : z ∈ Z}`` as a cvxpy expression, and
-        the constraints it needs (the conic dual of the support function: the exact robust
-        counterpart of an affine g, :func:`sipkl.sip.robust.robust_counterpart`).
-        ``differences(F, block)`` is the cvxpy vector Δ of the changes of g along the
-        columns of the frame ``F`` over the coordinates ``block`` of the product the set
-        lies in. A ``ValueError`` for a set with no conic form (the default)."""
+        """``max_{z ∈ Z} Δ_kᵀz`` for the set ``{c + F z : z ∈ Z}`` and each row Δ_k of Δ, as
+        a cvxpy vector, and the constraints it needs (the conic dual of the support
+        function: the exact robust counterpart of an affine g,
+        :func:`sipkl.sip.robust.robust_counterpart`, of K constraints over the set at once).
+        ``differences(F, block)`` is the K × len(block) cvxpy matrix Δ of the changes of
+        each g along the columns of the frame ``F`` over the coordinates ``block`` of the
+        product the set lies in. A ``ValueError`` for a set with no conic form (the
+        default)."""
         raise ValueError(f"robust_counterpart: no conic form of {self!r}")
 
 
@@ -129,10 +131,17 @@ class IndexSet:
 
 
     def named(self, name: str) -> "IndexSet":
-        """A copy of this set owned by the constraint ``name`` (a family of its own)."""
+        """A copy of this set owned by the constraint ``name`` (a family of its own), whose
+        :attr:`origin` is this set's."""
         copy = object.__new__(type(self))
-        copy.__dict__.update(self.__dict__, name=name)
+        copy.__dict__.update(self.__dict__, name=name, _origin=self.origin)
         return copy
+
+    @property
+    def origin(self) -> "IndexSet":
+        """The set this one is a named copy of (:meth:`named`; itself where it is none):
+        constraints over copies of one origin range over the same points."""
+        return self.__dict__.get("_origin", self)
 
 
 class ConvexSet(IndexSet):

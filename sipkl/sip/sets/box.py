@@ -101,8 +101,8 @@ class Box(IndexSet):
         return self.centre(), self.frame(), lambda z: np.clip(z, -1.0, 1.0)
 
     def worst_case(self, differences, block):
-        """‖Δ‖₁ over the cube (see :meth:`IndexSet.worst_case`)."""
-        return cp.norm(differences(self.frame(), block), 1), []
+        """‖Δ_k‖₁ over the cube (see :meth:`IndexSet.worst_case`)."""
+        return cp.norm(differences(self.frame(), block), 1, axis=1), []
 
 
     def inequalities(self):

@@ -85,8 +85,8 @@ class Ellipsoid(ConvexSet):
         return self.center, self.P, onto_ball
 
     def worst_case(self, differences, block):
-        """‖Δ‖₂ over the unit ball (see :meth:`IndexSet.worst_case`)."""
-        return cp.norm(differences(self.frame(), block), 2), []
+        """‖Δ_k‖₂ over the unit ball (see :meth:`IndexSet.worst_case`)."""
+        return cp.norm(differences(self.frame(), block), 2, axis=1), []
 
 
     def inequalities(self):

@@ -4,6 +4,8 @@ and the fixed designs (spread points, chords) that sample a set or check a funct
 """
 from __future__ import annotations
 
+import itertools
+import math
 from functools import lru_cache
 
 import numpy as np
@@ -109,6 +111,40 @@ def vertex(c, A, b):
     if tilted == 0 and c @ zt >= c @ z - 1e-14 * size * (1.0 + np.abs(z).sum()):
         return 0, zt, y
     return 0, z, y
+
+
+#: the most p-subsets of a polytope's m rows (m choose p) whose vertices are enumerated: the
+#: support function is then a product with the vertex list instead of an LP
+VERTEX_SUBSETS = 5000
+
+
+def polytope_vertices(A, b) -> np.ndarray | None:
+    """Every vertex of the bounded polytope ``{A z ≤ b}`` (rows of unit norm, in a frame where
+    it spans about [−1, 1]^p), as rows: the solutions of each nonsingular p × p system of
+    its rows (condition number below 10¹⁰) that satisfy all of them to 10⁻⁹ — the points
+    at which an LP's optimum is attained, found without one. ``None`` where there are more
+    than ``VERTEX_SUBSETS`` systems to solve."""
+    m, p = A.shape
+    if math.comb(m, p) > VERTEX_SUBSETS:
+        return None
+    subsets = np.array(list(itertools.combinations(range(m), p)))
+    systems = A[subsets]
+    regular = np.linalg.cond(systems) < 1e10
+    z = np.linalg.solve(systems[regular], b[subsets[regular]][..., None])[..., 0]
+    return z[np.all(z @ A.T <= b + 1e-9, axis=1)]
+
+
+def best_vertex(c, vertices) -> np.ndarray:
+    """The row of ``vertices`` (:func:`polytope_vertices`) that :func:`vertex` would return
+    for ``cᵀz``: the maximizer of the tilted objective where it is optimal for c to
+    round-off, else the maximizer of c."""
+    values = vertices @ c
+    best = int(np.argmax(values))
+    size = float(np.abs(c).max())
+    tilted = int(np.argmax(vertices @ (c + TIE_BREAK * size * tie_breaker(len(c)))))
+    if values[tilted] >= values[best] - 1e-14 * size * (1.0 + np.abs(vertices[best]).sum()):
+        return vertices[tilted]
+    return vertices[best]
 
 
 def analytic_centre(A, b, z, max_iter: int = 100) -> np.ndarray:

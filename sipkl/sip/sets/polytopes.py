@@ -7,23 +7,26 @@ from scipy.optimize import nnls
 
 from ...utils.validation import finite_array
 from .base import ConvexSet
-from .geometry import (analytic_centre, check_interior, linear_rows, lp_max, nlp_arrays,
-                       onto_budget, rounded_up, vertex)
+from .geometry import (analytic_centre, best_vertex, check_interior, linear_rows, lp_max,
+                       nlp_arrays, onto_budget, polytope_vertices, rounded_up, vertex)
 
 
 class Polytope(ConvexSet):
     """The polytope ``T = {t ∈ R^p : A t ≤ b}`` (m × p, m rows), bounded, with an interior.
 
-    Checked on construction by LPs (HiGHS), twice — in the user's units, then again in the
-    frame of the set's own bounding box, so that the results are the same in any units: the
-    largest inscribed ball (none: the set is empty, an error; its radius below
-    ``INTERIOR_RTOL`` of the box: no interior, an error) and the 2p extremes min/max t_i (the
-    bounding box ``lower``, ``upper``; one without bound is an error). The set's ``centre()``
-    is its analytic centre (the maximizer of Σ log(b − A t): unique, unlike the inscribed
-    ball's, and well inside). ``A`` and ``b`` are kept with the rows of A of unit norm.
+    Checked on construction by LPs (HiGHS): the 2p extremes min/max t_i in the user's units
+    (the bounding box ``lower``, ``upper``; an LP without a solution: the set is empty or
+    unbounded, an error), then in the frame of that box, so that the results are the same
+    in any units, the largest inscribed ball (its radius below ``INTERIOR_RTOL`` of the
+    box: no interior, an error). The set's ``centre()`` is its analytic centre (the
+    maximizer of Σ log(b − A t): unique, unlike the inscribed ball's, and well inside).
+    ``A`` and ``b`` are kept with the rows of A of unit norm.
 
-    :meth:`support` (the exact pricing of an affine g) is a vertex LP with a proven bound from
-    LP duality; the LPs break ties between optimal vertices by a fixed generic tilt of the
+    :meth:`support` (the exact pricing of an affine g) is a vertex with a proven bound from
+    LP duality: from the list of the vertices in the frame where there are at most
+    ``VERTEX_SUBSETS`` p-subsets of rows to enumerate (a product instead of an LP; kept
+    where the vertex's duals prove it optimal), else a vertex LP; both break ties between
+    optimal vertices by a fixed generic tilt of the
     objective in the set's frame (``TIE_BREAK``), so that the set in other units gives the
     same vertices. :meth:`simplex` and :meth:`budget` make the common ones.
 
@@ -54,9 +57,7 @@ class Polytope(ConvexSet):
             raise ValueError("Polytope: every row of A is 0: the set is unbounded")
         self.A, self.b = A[~zero] / norms[~zero, None], b[~zero] / norms[~zero]
         self.name = name
-        p = A.shape[1]
-        scale = max(float(np.abs(self.b).max()), np.finfo(float).tiny)
-        lower, upper, _, _, _ = self._analyse(np.zeros(p), np.full(p, scale))
+        lower, upper = self._bounding_box()
         half = 0.5 * (upper - lower)
         check_interior("Polytope", float(half.min() / half.max()))
         mid = 0.5 * (lower + upper)
@@ -65,30 +66,41 @@ class Polytope(ConvexSet):
         centre = analytic_centre(self._A_z, self._b_z, (ball - mid) / half)
         self._set_frame(mid + half * centre, np.diag(0.5 * (self.upper - self.lower)))
 
-    def _analyse(self, mid, half):
-        """In the frame t = mid + half∘z (rows renormalized, kept as the set's own LP data
-        ``_A_z``, ``_b_z``): the bounding box, the inscribed ball's centre and radius (in z)
-        and the extremes, in t; the set's errors."""
-        A_z, b_z = self.A * half, self.b - self.A @ mid
-        norms = np.linalg.norm(A_z, axis=1)
-        self._A_z, self._b_z, self._mid, self._half = A_z / norms[:, None], b_z / norms, mid, half
-        p = len(mid)
-        status, ball, _ = lp_max(np.r_[np.zeros(p), 1.0],
-                                  np.c_[self._A_z, np.ones(len(self._A_z))], self._b_z)
-        if status == 2 or (status == 0 and ball[-1] < 0):
-            raise ValueError("Polytope: the set {t : A t ≤ b} is empty")
-        if status == 3:
-            raise ValueError("Polytope: the set {t : A t ≤ b} is unbounded (it holds balls of "
-                             "any radius)")
-        extremes = np.empty((2 * p, p))
+    def _bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(lower, upper)``: the extremes of each coordinate, by 2p LPs in the user's units
+        (b scaled by its largest |b_i|), which also find an empty or unbounded set."""
+        p = self.A.shape[1]
+        scale = max(float(np.abs(self.b).max()), np.finfo(float).tiny)
+        box = np.empty((2, p))
         for i in range(p):
-            for sign, k in ((1.0, 2 * i), (-1.0, 2 * i + 1)):
-                status, z, _ = vertex(sign * np.eye(p)[i], self._A_z, self._b_z)
+            for sign, side in ((1.0, 1), (-1.0, 0)):
+                status, z, _ = lp_max(sign * np.eye(p)[i], self.A, self.b / scale)
+                if status == 2:
+                    raise ValueError("Polytope: the set {t : A t ≤ b} is empty")
                 if status != 0:
                     raise ValueError(f"Polytope: the set {{t : A t ≤ b}} is unbounded "
                                      f"({'' if sign > 0 else '−'}t_{i + 1} has no upper bound)")
-                extremes[k] = z
-        extremes = mid + half * extremes
+                box[side, i] = scale * z[i]
+        return box[0], box[1]
+
+    def _analyse(self, mid, half):
+        """In the frame t = mid + half∘z of the bounding box (rows renormalized, kept as the
+        set's own LP data ``_A_z``, ``_b_z``; its vertices there, where affordable,
+        :func:`~sipkl.sip.sets.geometry.polytope_vertices`, which then serve its extremes and
+        :meth:`support` instead of LPs): the bounding box, the inscribed ball's centre and
+        radius (in z) and the extremes, in t; the set's errors."""
+        A_z, b_z = self.A * half, self.b - self.A @ mid
+        norms = np.linalg.norm(A_z, axis=1)
+        self._A_z, self._b_z, self._mid, self._half = A_z / norms[:, None], b_z / norms, mid, half
+        self._vertices = polytope_vertices(self._A_z, self._b_z)
+        p = len(mid)
+        status, ball, _ = lp_max(np.r_[np.zeros(p), 1.0],
+                                  np.c_[self._A_z, np.ones(len(self._A_z))], self._b_z)
+        if status != 0:  # nonempty and bounded: its bounding box is
+            raise RuntimeError(f"Polytope: the inscribed ball's LP failed (HiGHS status "
+                               f"{status})")
+        extremes = mid + half * np.array([self._optimal_vertex(sign * np.eye(p)[i])[0]
+                                          for i in range(p) for sign in (1.0, -1.0)])
         upper, lower = extremes[0::2].diagonal().copy(), extremes[1::2].diagonal().copy()
         return lower, upper, mid + half * ball[:-1], float(ball[-1]), extremes
 
@@ -129,16 +141,7 @@ class Polytope(ConvexSet):
         size = float(np.abs(w).max())
         if size == 0:
             return self.centre(), float(v @ self._mid)
-        status, z, y = vertex(w / size, self._A_z, self._b_z)
-        if status != 0:  # the set's own LP: bounded and feasible by construction
-            raise RuntimeError(f"{self!r}: the support LP failed (HiGHS status {status})")
-        tight = np.flatnonzero(self._A_z @ z >= self._b_z - 1e-9)
-        if len(tight):  # duals exact to round-off on the tight rows
-            refined, _ = nnls(self._A_z[tight].T, w / size)
-            if np.abs(self._A_z[tight].T @ refined - w / size).sum() \
-                    <= np.abs(self._A_z.T @ y - w / size).sum():
-                y = np.zeros(len(self._b_z))
-                y[tight] = refined
+        z, y = self._optimal_vertex(w / size)
         residual = np.abs(w / size - self._A_z.T @ y).sum() * (1.0 + 1e-9)
         dual = float(self._b_z @ y)
         bound = v @ self._mid + size * (dual + residual)
@@ -146,20 +149,47 @@ class Polytope(ConvexSet):
         return t, rounded_up(bound, abs(v) @ np.abs(self._mid)
                               + size * (np.abs(self._b_z) @ y + 1.0))
 
+    def _optimal_vertex(self, c) -> tuple[np.ndarray, np.ndarray]:
+        """``(z, y)``: a vertex maximizing ``cᵀz`` in the frame, chosen as
+        :func:`~sipkl.sip.sets.geometry.vertex` chooses, and duals y ≥ 0 (NNLS on its tight
+        rows, or the LP's where those are closer to ``Aᵀy = c``). From the vertex list
+        where the set has one and its duals prove the vertex optimal (``‖Aᵀy − c‖₁ ≤
+        10⁻⁹‖c‖₁``, the KKT conditions), else by the LP."""
+        if self._vertices is not None:
+            z = best_vertex(c, self._vertices)
+            y = self._tight_duals(z, c)
+            if np.abs(self._A_z.T @ y - c).sum() <= 1e-9 * np.abs(c).sum():
+                return z, y
+        status, z, y = vertex(c, self._A_z, self._b_z)
+        if status != 0:  # the set's own LP: bounded and feasible by construction
+            raise RuntimeError(f"{self!r}: the vertex LP failed (HiGHS status {status})")
+        refined = self._tight_duals(z, c)
+        closer = np.abs(self._A_z.T @ refined - c).sum() <= np.abs(self._A_z.T @ y - c).sum()
+        return z, refined if closer else y
+
+    def _tight_duals(self, z, c) -> np.ndarray:
+        """Duals y ≥ 0 of the rows tight at z (within 10⁻⁹; NNLS of Aᵀy = c on them, exact
+        to round-off where z is optimal), 0 on the others."""
+        y = np.zeros(len(self._b_z))
+        tight = np.flatnonzero(self._A_z @ z >= self._b_z - 1e-9)
+        if len(tight):
+            y[tight] = nnls(self._A_z[tight].T, c)[0]
+        return y
+
     def nlp(self) -> dict:
         return nlp_arrays(self.dim, A_t=self.A, b=self.b)
 
     def worst_case(self, differences, block):
-        """The LP dual of ``max Δᵀz`` over the polytope in its frame: ``min (b − A c)ᵀy``
-        over ``y ≥ 0`` with ``(A F)ᵀ y = Δ``, rows scaled to unit norm (see
-        :meth:`IndexSet.worst_case`)."""
+        """The LP dual of ``max Δ_kᵀz`` over the polytope in its frame: ``min (b − A c)ᵀy_k``
+        over ``y_k ≥ 0`` with ``(A F)ᵀ y_k = Δ_k``, rows scaled to unit norm (see
+        :meth:`IndexSet.worst_case`; the y_k are the columns of Y)."""
         frame = self.frame()
         delta = differences(frame, block)
         rows = self.A @ frame
         slack = self.b - self.A @ self.centre()
         norms = np.linalg.norm(rows, axis=1)
-        y = cp.Variable(len(rows), nonneg=True)
-        return (slack / norms) @ y, [(rows / norms[:, None]).T @ y == delta]
+        Y = cp.Variable((len(rows), delta.shape[0]), nonneg=True)
+        return (slack / norms) @ Y, [(rows / norms[:, None]).T @ Y == delta.T]
 
 
     def inequalities(self):
@@ -184,6 +214,10 @@ class Simplex(Polytope):
         self.size = float(size)
         super().__init__(np.vstack([-np.eye(p), np.ones((1, p))]), np.r_[np.zeros(p), size],
                          name)
+
+    def _bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
+        """``[0, size]^p`` (see :meth:`Polytope._bounding_box`)."""
+        return np.zeros(self.A.shape[1]), np.full(self.A.shape[1], self.size)
 
     def project(self, points) -> np.ndarray:
         """The Euclidean projections of the rows of ``points`` onto the simplex: the positive
@@ -307,11 +341,14 @@ class Budget(Polytope):
         return np.abs(t - self.center) / self.radius
 
     def worst_case(self, differences, block):
-        """``Γ λ + Σ μ_i`` with ``λ + μ_i ≥ |Δ_i|``, λ, μ ≥ 0: the dual of ``max Δᵀz`` over
-        the budget set in the frame of the radii (see :meth:`IndexSet.worst_case`)."""
+        """``Γ λ_k + Σ_i μ_ki`` with ``λ_k + μ_ki ≥ |Δ_ki|``, λ, μ ≥ 0: the dual of
+        ``max Δ_kᵀz`` over the budget set in the frame of the radii (see
+        :meth:`IndexSet.worst_case`)."""
         delta = differences(np.diag(self.radius), block)
-        lam, mu = cp.Variable(nonneg=True), cp.Variable(self.dim, nonneg=True)
-        return self.budget * lam + cp.sum(mu), [lam + mu >= cp.abs(delta)]
+        K = delta.shape[0]
+        lam, mu = cp.Variable(K, nonneg=True), cp.Variable((K, self.dim), nonneg=True)
+        return self.budget * lam + cp.sum(mu, axis=1), [
+            cp.reshape(lam, (K, 1), order="C") @ np.ones((1, self.dim)) + mu >= cp.abs(delta)]
 
 
     def inequalities(self):

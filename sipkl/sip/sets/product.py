@@ -1,7 +1,6 @@
 """Products of index sets: each block samples, bounds and describes itself, the product composes them."""
 from __future__ import annotations
 
-import cvxpy as cp
 import numpy as np
 
 from .base import ConvexSet
@@ -126,7 +125,7 @@ class Product(ConvexSet):
             term, more = T.worst_case(differences, block[sub])
             terms.append(term)
             extra += more
-        return cp.sum(cp.hstack(terms)), extra
+        return sum(terms[1:], terms[0]), extra
 
 
     def __repr__(self):
