@@ -150,9 +150,8 @@ def _expression_counterpart(constraint, weight) -> list:
     T = constraint.T
     centre = T.centre()
     at_centre = _values(constraint, centre[None], weight)[0]
-    worst, extra = T.worst_case(
-        lambda frame, block: _differences(constraint, centre, block, frame, weight),
-        np.arange(T.dim))
+    worst, extra = _worst_case(
+        T, lambda frame, block: _differences(constraint, centre, block, frame, weight), 1)
     _check_affine_in_t(constraint)
     return [at_centre + worst <= 0] + extra
 
@@ -204,8 +203,20 @@ def _stacked(forms, weights) -> list:
         points = _shifted(centre, block, frame)
         return cp.reshape(stacked(points, np.arange(1, len(points))),
                           (len(forms), len(block)), order="C")
-    worst, extra = T.worst_case(differences, np.arange(T.dim))
+    worst, extra = _worst_case(T, differences, len(forms))
     return [stacked(centre[None], None) + worst <= 0] + extra
+
+
+def _worst_case(T, differences, K: int):
+    """``T.worst_case`` of K constraints, checked: one entry per row of Δ (a set written
+    for a single Δ vector — e.g. ``cp.norm(Δ, 1)`` without ``axis=1`` — is a ``TypeError``,
+    its scalar would be a wrong counterpart)."""
+    worst, extra = T.worst_case(differences, np.arange(T.dim))
+    if tuple(worst.shape) != (K,):
+        raise TypeError(f"{T!r}.worst_case returned shape {tuple(worst.shape)} for {K} "
+                        f"constraint(s): it must return one entry per row of Δ (the K × p "
+                        f"matrix of differences; e.g. cp.norm(Δ, 1, axis=1))")
+    return worst, extra
 
 
 def _repeated(weights, r):

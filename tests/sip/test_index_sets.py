@@ -573,14 +573,19 @@ def polytope_max(A, b, c) -> float:
 
 @pytest.mark.parametrize("p, m, units", [(2, 5, 1.0), (3, 9, 1.0), (4, 10, 1e3), (5, 4, 1.0)])
 def test_vertex_list_support_equals_linprog(p, m, units, monkeypatch):
-    """Over a polytope with few vertices the support function comes from its vertex list,
-    no LP per call (the vertex LP is made to fail): the maximum equals SciPy's linprog on
-    the user's A, b (in units ×1000 too), the point lies in the set, and the bound is
-    above the maximum by round-off only."""
+    """Over a polytope with few vertices its bounding box and support function come from
+    its vertex list, no LP per call (the vertex LP is made to fail): the bounds and the
+    maximum equal SciPy's linprog on the user's A, b (in units ×1000 too), the point lies in
+    the set, and the bound is above the maximum by round-off only."""
     T0 = random_polytope(p, m, seed=p + m)
     A, b = T0.A, units * T0.b
-    T = Polytope(A, b)
     monkeypatch.setattr("sipkl.sip.sets.polytopes.vertex", lambda *a: pytest.fail("an LP"))
+    T = Polytope(A, b)
+    for i in range(p):  # the bounding box, from vertices proved optimal
+        e = np.eye(p)[i]
+        np.testing.assert_allclose([T.lower[i], T.upper[i]],
+                                   [-polytope_max(A, b, -e), polytope_max(A, b, e)],
+                                   rtol=1e-12, atol=1e-12 * units)
     rng = np.random.default_rng(p)
     for c in rng.normal(size=(20, p)):
         t, bound = T.support(c)
@@ -695,3 +700,15 @@ def test_an_infeasible_row_of_a_shared_counterpart_is_named_alone():
     assert result.status == "infeasible", result.message
     assert "on their own: breaks with the finite constraints" in result.message
     assert "fits with" not in result.message
+
+
+def test_a_worst_case_of_one_vector_is_a_type_error():
+    """A set's worst_case written for a single Δ vector (a norm without axis=1) would give
+    a scalar, a wrong counterpart for rows of Δ: a TypeError that says what to return."""
+    class OneVector(Box):
+        def worst_case(self, differences, block):
+            return cp.norm(differences(self.frame(), block), 1), []
+    x = cp.Variable(2)
+    row = SemiInfiniteConstraint(lambda x, t: t @ x - 1.0, x, OneVector([0, 0], [1, 1]))
+    with pytest.raises(TypeError, match="one entry per row of Δ"):
+        robust_counterpart(row)

@@ -127,6 +127,8 @@ def polytope_vertices(A, b) -> np.ndarray | None:
     m, p = A.shape
     if math.comb(m, p) > VERTEX_SUBSETS:
         return None
+    if m < p:  # no vertex: the set is unbounded or empty
+        return np.zeros((0, p))
     subsets = np.array(list(itertools.combinations(range(m), p)))
     systems = A[subsets]
     regular = np.linalg.cond(systems) < 1e10

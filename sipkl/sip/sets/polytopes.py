@@ -14,19 +14,20 @@ from .geometry import (analytic_centre, best_vertex, check_interior, linear_rows
 class Polytope(ConvexSet):
     """The polytope ``T = {t ∈ R^p : A t ≤ b}`` (m × p, m rows), bounded, with an interior.
 
-    Checked on construction by LPs (HiGHS): the 2p extremes min/max t_i in the user's units
-    (the bounding box ``lower``, ``upper``; an LP without a solution: the set is empty or
-    unbounded, an error), then in the frame of that box, so that the results are the same
-    in any units, the largest inscribed ball (its radius below ``INTERIOR_RTOL`` of the
-    box: no interior, an error). The set's ``centre()`` is its analytic centre (the
-    maximizer of Σ log(b − A t): unique, unlike the inscribed ball's, and well inside).
+    Checked on construction: the 2p extremes min/max t_i in the user's units (the bounding
+    box ``lower``, ``upper``) — vertices of the set where there are at most
+    ``VERTEX_SUBSETS`` p-subsets of its rows to enumerate, each kept where the duals of its
+    tight rows prove it optimal (which also proves the set nonempty and bounded), else LPs
+    (HiGHS; one without a solution: the set is empty or unbounded, an error) — then in the
+    frame of that box, so that the results are the same in any units, the largest
+    inscribed ball (an LP; its radius below ``INTERIOR_RTOL`` of the box: no interior, an
+    error). The set's ``centre()`` is its analytic centre (the maximizer of Σ log(b − A t):
+    unique, unlike the inscribed ball's, and well inside).
     ``A`` and ``b`` are kept with the rows of A of unit norm.
 
     :meth:`support` (the exact pricing of an affine g) is a vertex with a proven bound from
-    LP duality: from the list of the vertices in the frame where there are at most
-    ``VERTEX_SUBSETS`` p-subsets of rows to enumerate (a product instead of an LP; kept
-    where the vertex's duals prove it optimal), else a vertex LP; both break ties between
-    optimal vertices by a fixed generic tilt of the
+    LP duality, from the vertex list in the frame (a product instead of an LP) or a vertex
+    LP, as above; both break ties between optimal vertices by a fixed generic tilt of the
     objective in the set's frame (``TIE_BREAK``), so that the set in other units gives the
     same vertices. :meth:`simplex` and :meth:`budget` make the common ones.
 
@@ -67,14 +68,17 @@ class Polytope(ConvexSet):
         self._set_frame(mid + half * centre, np.diag(0.5 * (self.upper - self.lower)))
 
     def _bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(lower, upper)``: the extremes of each coordinate, by 2p LPs in the user's units
-        (b scaled by its largest |b_i|), which also find an empty or unbounded set."""
+        """``(lower, upper)``: the extremes of each coordinate in the user's units (b scaled
+        by its largest |b_i|; :meth:`_optimal_vertex`: vertices whose duals prove them
+        optimal, which also proves the set bounded, else LPs, which find an empty or
+        unbounded set)."""
         p = self.A.shape[1]
         scale = max(float(np.abs(self.b).max()), np.finfo(float).tiny)
+        self._set_lp_frame(np.zeros(p), np.full(p, scale))
         box = np.empty((2, p))
         for i in range(p):
             for sign, side in ((1.0, 1), (-1.0, 0)):
-                status, z, _ = lp_max(sign * np.eye(p)[i], self.A, self.b / scale)
+                status, z, _ = self._optimal_vertex(sign * np.eye(p)[i])
                 if status == 2:
                     raise ValueError("Polytope: the set {t : A t ≤ b} is empty")
                 if status != 0:
@@ -83,23 +87,27 @@ class Polytope(ConvexSet):
                 box[side, i] = scale * z[i]
         return box[0], box[1]
 
-    def _analyse(self, mid, half):
-        """In the frame t = mid + half∘z of the bounding box (rows renormalized, kept as the
-        set's own LP data ``_A_z``, ``_b_z``; its vertices there, where affordable,
-        :func:`~sipkl.sip.sets.geometry.polytope_vertices`, which then serve its extremes and
-        :meth:`support` instead of LPs): the bounding box, the inscribed ball's centre and
-        radius (in z) and the extremes, in t; the set's errors."""
+    def _set_lp_frame(self, mid, half) -> None:
+        """The set in the frame t = mid + half∘z, kept as its own LP data (rows renormalized:
+        ``_A_z``, ``_b_z``) with its vertices there where affordable
+        (:func:`~sipkl.sip.sets.geometry.polytope_vertices`; ``None`` else)."""
         A_z, b_z = self.A * half, self.b - self.A @ mid
         norms = np.linalg.norm(A_z, axis=1)
         self._A_z, self._b_z, self._mid, self._half = A_z / norms[:, None], b_z / norms, mid, half
         self._vertices = polytope_vertices(self._A_z, self._b_z)
+
+    def _analyse(self, mid, half):
+        """In the frame t = mid + half∘z of the bounding box (:meth:`_set_lp_frame`): the
+        bounding box, the inscribed ball's centre and radius (in z) and the extremes, in
+        t."""
+        self._set_lp_frame(mid, half)
         p = len(mid)
         status, ball, _ = lp_max(np.r_[np.zeros(p), 1.0],
                                   np.c_[self._A_z, np.ones(len(self._A_z))], self._b_z)
         if status != 0:  # nonempty and bounded: its bounding box is
             raise RuntimeError(f"Polytope: the inscribed ball's LP failed (HiGHS status "
                                f"{status})")
-        extremes = mid + half * np.array([self._optimal_vertex(sign * np.eye(p)[i])[0]
+        extremes = mid + half * np.array([self._proved_vertex(sign * np.eye(p)[i])[0]
                                           for i in range(p) for sign in (1.0, -1.0)])
         upper, lower = extremes[0::2].diagonal().copy(), extremes[1::2].diagonal().copy()
         return lower, upper, mid + half * ball[:-1], float(ball[-1]), extremes
@@ -141,7 +149,7 @@ class Polytope(ConvexSet):
         size = float(np.abs(w).max())
         if size == 0:
             return self.centre(), float(v @ self._mid)
-        z, y = self._optimal_vertex(w / size)
+        z, y = self._proved_vertex(w / size)
         residual = np.abs(w / size - self._A_z.T @ y).sum() * (1.0 + 1e-9)
         dual = float(self._b_z @ y)
         bound = v @ self._mid + size * (dual + residual)
@@ -149,23 +157,31 @@ class Polytope(ConvexSet):
         return t, rounded_up(bound, abs(v) @ np.abs(self._mid)
                               + size * (np.abs(self._b_z) @ y + 1.0))
 
-    def _optimal_vertex(self, c) -> tuple[np.ndarray, np.ndarray]:
-        """``(z, y)``: a vertex maximizing ``cᵀz`` in the frame, chosen as
+    def _optimal_vertex(self, c):
+        """``(status, z, y)``: a vertex maximizing ``cᵀz`` in the frame, chosen as
         :func:`~sipkl.sip.sets.geometry.vertex` chooses, and duals y ≥ 0 (NNLS on its tight
         rows, or the LP's where those are closer to ``Aᵀy = c``). From the vertex list
         where the set has one and its duals prove the vertex optimal (``‖Aᵀy − c‖₁ ≤
-        10⁻⁹‖c‖₁``, the KKT conditions), else by the LP."""
-        if self._vertices is not None:
+        10⁻⁹‖c‖₁``, the KKT conditions), else by the LP (status as
+        :func:`~sipkl.sip.sets.geometry.lp_max`: 2 infeasible, 3 unbounded)."""
+        if self._vertices is not None and len(self._vertices):
             z = best_vertex(c, self._vertices)
             y = self._tight_duals(z, c)
             if np.abs(self._A_z.T @ y - c).sum() <= 1e-9 * np.abs(c).sum():
-                return z, y
+                return 0, z, y
         status, z, y = vertex(c, self._A_z, self._b_z)
-        if status != 0:  # the set's own LP: bounded and feasible by construction
-            raise RuntimeError(f"{self!r}: the vertex LP failed (HiGHS status {status})")
+        if status != 0:
+            return status, z, y
         refined = self._tight_duals(z, c)
         closer = np.abs(self._A_z.T @ refined - c).sum() <= np.abs(self._A_z.T @ y - c).sum()
-        return z, refined if closer else y
+        return 0, z, refined if closer else y
+
+    def _proved_vertex(self, c) -> tuple[np.ndarray, np.ndarray]:
+        """``(z, y)`` of :meth:`_optimal_vertex` over the set, known nonempty and bounded."""
+        status, z, y = self._optimal_vertex(c)
+        if status != 0:
+            raise RuntimeError(f"{self!r}: the vertex LP failed (HiGHS status {status})")
+        return z, y
 
     def _tight_duals(self, z, c) -> np.ndarray:
         """Duals y ≥ 0 of the rows tight at z (within 10⁻⁹; NNLS of Aᵀy = c on them, exact
