@@ -359,11 +359,13 @@ class ProgramBase(abc.ABC):
         return ExactWhereAffine([self.semi_infinite[j].T for j in exact],
                                 choice if rest else None)
 
-    def _initial_columns(self, initial_points) -> list[Column]:
+    def _initial_columns(self, initial_points, exact=()) -> list[Column]:
+        """The first index points: ``initial_points`` checked, or n + 1 points of each index
+        set but those of the constraints in ``exact`` (imposed by their counterparts)."""
         if initial_points is None:
             n = self.master.n_variables + 1
-            return [Column.make(c.T, t) for c in self.semi_infinite
-                    for t in c.T.initial_points(n)]
+            return [Column.make(c.T, t) for j, c in enumerate(self.semi_infinite)
+                    if j not in exact for t in c.T.initial_points(n)]
         points = self._per_constraint(list(initial_points), "initial_points")
         columns = []
         for c, rows in zip(self.semi_infinite, points):
@@ -742,10 +744,7 @@ class SemiInfiniteProgram(ProgramBase):
         named, oracle = oracle, self._oracle(oracle, constants, exact)
         if reduce is None:
             reduce = named != "grid" and self._searches(oracle)
-        columns = self._initial_columns(initial_points)
-        if initial_points is None:  # the counterparts impose those constraints
-            columns = [k for k in columns if not any(k.family is self.semi_infinite[j].T
-                                                     for j in exact)]
+        columns = self._initial_columns(initial_points, exact)
         if initial_points is None and resume is None and columns:
             columns = self._bounded_start(columns)  # its last solve is the engine's first
         else:
@@ -759,7 +758,7 @@ class SemiInfiniteProgram(ProgramBase):
         duals = {} if run.master.model is None else run.master.model.counterpart_multipliers
         if reduce and (result.success or result.status is RunStatus.ITERATION_LIMIT):
             duals = self._reduce(result, tol + atol, clock.at) or duals
-        checked = self._worst_cases(result, exact, duals)
+        checked = self._worst_cases(result, exact, duals, oracle)
         self._verify(result, tol + atol, [c.x_value() for c in self.semi_infinite], checked)
         if certify is None:
             certify = self._searches(oracle)
@@ -817,12 +816,12 @@ class SemiInfiniteProgram(ProgramBase):
         result.x = self._values()
         return reduced["counterpart_multipliers"]
 
-    def _worst_cases(self, result: SIPResult, exact, duals: dict) -> dict:
+    def _worst_cases(self, result: SIPResult, exact, duals: dict, oracle) -> dict:
         """The constraints imposed by their robust counterparts (``exact``, positions) at
         the returned x: each one's maximizer of t ↦ g_j(x, t) over T_j (the support point of
-        its affine model) as its point, the counterpart's multiplier (``duals``, by
-        position; NaN where the solver gave none), and its value g_j(x, t*) in
-        ``max_violation``.
+        its affine model; the ``oracle``'s last round's where it priced this x) as its point,
+        the counterpart's multiplier (``duals``, by position; NaN where the solver gave
+        none), and its value g_j(x, t*) in ``max_violation``.
         Returns the proven bounds on max_t g_j(x, t)/s_j of those whose g passed the affinity
         check at this x, by position: their maximum is exact, and the final verification
         search skips them."""
@@ -832,7 +831,9 @@ class SemiInfiniteProgram(ProgramBase):
         for j in sorted(exact):
             sic = self.semi_infinite[j]
             problem = IndexPointPricing(sic, ConstraintPrice(sic.x_value(), result.scales[j]))
-            t, value, bound = affine_maximum(problem, affine_model(problem))
+            t, value, bound = oracle.exact_maximum(problem) \
+                if isinstance(oracle, ExactWhereAffine) \
+                else affine_maximum(problem, affine_model(problem))
             if bound is not None:
                 checked[j] = bound
             result.max_violation = max(result.max_violation, value * result.scales[j])

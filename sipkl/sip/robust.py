@@ -110,13 +110,13 @@ def affine_counterparts(semi_infinite, skip=(), weights=None) -> list[Counterpar
     :attr:`~sipkl.sip.sets.base.IndexSet.origin`) whose g has numeric coefficients share a
     counterpart: one vector inequality and one set of dual variables for all of them (K rows
     of a robust LP over one polytope are one matrix constraint, not K)."""
-    found, groups = [], {}
+    found, groups, chords_by_set = [], {}, {}
     for j, constraint in enumerate(semi_infinite):
         if j in skip or constraint.T.finite:
             continue
         weight = 1.0 if weights is None else weights[j]
         try:
-            form = _NumericForm.of(constraint)
+            form = _NumericForm.of(constraint, chords_by_set)
             if form is None:
                 found.append(Counterpart([j], _expression_counterpart(constraint, weight),
                                          [constraint]))
@@ -307,11 +307,9 @@ class _NumericForm:
     parameter's value is read when the counterpart is built, as
     :meth:`~sipkl.sip.SemiInfiniteProgram.solve` does at each call)."""
 
-    def __init__(self, constraint, variables, points):
+    def __init__(self, constraint, variables, points, chord_points, lam):
         self.constraint, self.variables = constraint, variables
         self.sizes = [v.size for v in variables]
-        T = constraint.T
-        chord_points, lam = chords(T.from_cube, T.dim, AFFINE_CHORDS)
         coefficients, offsets = self._coefficients(np.vstack([points, chord_points]))
         self._known = {row.tobytes(): k for k, row in enumerate(points)}
         self._coefficients_at, self._offsets_at = coefficients[:len(points)], offsets[:len(points)]
@@ -323,8 +321,10 @@ class _NumericForm:
                           np.abs(coefficients[on_chords]) @ x + np.abs(offsets[on_chords]))
 
     @classmethod
-    def of(cls, constraint):
-        """The numeric form of ``constraint``'s g, or ``None`` where it does not apply."""
+    def of(cls, constraint, chords_by_set=None):
+        """The numeric form of ``constraint``'s g, or ``None`` where it does not apply
+        (``chords_by_set``: a dict that keeps the chords of each index set's origin for the
+        other constraints over it)."""
         xs = constraint.x if isinstance(constraint.x, (tuple, list)) else (constraint.x,)
         if not all(isinstance(v, cp.Variable) for v in xs):
             return None
@@ -335,8 +335,11 @@ class _NumericForm:
             if not e.is_affine() or any(v.id not in ids for v in e.variables()) \
                     or any(q.value is None for q in e.parameters()):
                 return None
+        cache = {} if chords_by_set is None else chords_by_set
+        if id(T.origin) not in cache:
+            cache[id(T.origin)] = chords(T.from_cube, T.dim, AFFINE_CHORDS)
         try:
-            return cls(constraint, list(xs), points)
+            return cls(constraint, list(xs), points, *cache[id(T.origin)])
         except NonFiniteValue:  # the expressions' own check says why
             return None
 
