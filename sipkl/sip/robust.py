@@ -17,9 +17,15 @@ Nemirovski, "Robust optimization", 2009, ch. 1–2):
 * product: the sum of the blocks' maxima (each block's own centre and frame);
 * finite set: the constraint at every point.
 
-``robust_counterpart(constraint)`` builds these cvxpy constraints from the user's g (p + 1
-evaluations of g as cvxpy expressions). It is a fast path where it applies: one conic
-program instead of the exchange method's rounds, and the tests compare the two. It needs
+``robust_counterpart(constraint)`` builds these cvxpy constraints from the user's g: where
+g is affine in x too, from its coefficients as numbers (g(x, t) = C(t)·vec(x) + o(t) at the
+p + 1 points c and c + F e_i, from n + 1 evaluations of g at numeric x:
+:class:`_NumericForm`), else from g's p + 1 cvxpy expressions. It is a fast path where it
+applies: one conic program instead of the exchange method's rounds, and the tests compare
+the two. :func:`affine_counterparts`, the program's, gives the K constraints over one index
+set with numeric coefficients one counterpart: the K rows of Δ in one matrix, the set's
+``worst_case`` of all of them at once (one K-vector inequality, one matrix of dual
+variables), which cvxpy compiles as fast as the counterpart written by hand. It needs
 g affine in t and Δ(x) affine in x as cvxpy sees it (g = a(x) + B(x)t with B affine; a
 convex part a(x) cancels in Δ only where it is written once, outside the t-dependent
 terms — else a ``ValueError``). Affinity in t is checked on samples, for the counterpart
@@ -220,7 +226,10 @@ def _worst_case(T, differences, K: int):
 
 
 def _repeated(weights, r):
-    """Each of the K ``weights`` (numbers or cvxpy Parameters) repeated r times, k-major."""
+    """Each of the K ``weights`` (numbers or cvxpy Parameters) repeated r times, k-major
+    (one weight: itself, which multiplies as a scalar)."""
+    if len(weights) == 1:
+        return weights[0]
     if not any(isinstance(w, cp.Expression) for w in weights):
         return np.repeat(np.asarray(weights, dtype=float), r)
     column = cp.hstack([cp.reshape(w, (1,), order="C") for w in weights])
@@ -297,9 +306,10 @@ class _NumericForm:
     by evaluating g at numeric x (``x = 0`` and each unit vector: n + 1 calls of g, each
     at all the points), the numbers cvxpy would find in g's expression trees. The
     counterpart is then a few matrix expressions, which cvxpy compiles in a fraction of the
-    time of g's trees at every point; and the affinity in t is checked on the same chords
-    as :func:`_check_affine_in_t`, at the same sampled x, from the coefficients (Σ|terms|:
-    ``|C(t)|·|x| + |o(t)|``).
+    time of g's trees at every point. g is checked on the same chords of T as by
+    :func:`_check_affine_in_t`, at the same sampled x (numbers, here): affine in t along
+    them, and equal there to its affine model in x (``C(t)·x + o(t)``, found at the same
+    points), each to ``AFFINE_RTOL`` of Σ|terms| = ``|C(t)|·|x| + |o(t)|``.
 
     :meth:`of` makes one where it applies: x a cvxpy Variable or a tuple of them, g's
     expressions at those points affine in x, and g closing over no other variable nor over
@@ -316,9 +326,17 @@ class _NumericForm:
         on_chords, rng = slice(len(points), None), np.random.default_rng(0)
         for _ in range(AFFINE_DRAWS):
             x = rng.uniform(0.5, 1.5, coefficients.shape[1])
-            _check_chords(constraint, chord_points, lam,
-                          coefficients[on_chords] @ x + offsets[on_chords],
-                          np.abs(coefficients[on_chords]) @ x + np.abs(offsets[on_chords]))
+            values = constraint.values(self._point(x), chord_points)
+            sizes = np.abs(coefficients[on_chords]) @ x + np.abs(offsets[on_chords])
+            off = np.abs(values - coefficients[on_chords] @ x - offsets[on_chords])
+            if np.any(off > AFFINE_RTOL * sizes):
+                k = int(np.argmax(off - AFFINE_RTOL * sizes))
+                raise ValueError(
+                    f"robust_counterpart: g of constraint {constraint.name!r} is not affine in "
+                    f"x at t = {chord_points[k].tolist()} (it differs from its values at x = 0 "
+                    f"and the unit vectors' affine combination by {off[k]:.6g}, x sampled): "
+                    "write g as a(x) + B(x)t with B affine")
+            _check_chords(constraint, chord_points, lam, values, sizes)
 
     @classmethod
     def of(cls, constraint, chords_by_set=None):

@@ -24,7 +24,7 @@ from sipkl.sip.sets.polytopes import Budget, Polytope
 from sipkl.sip.sets.base import ConvexSet
 from sipkl.sip.sets.intersection import Intersection
 from sipkl.sip.sets.product import Product
-from sipkl.sip.robust import robust_counterpart, robust_program
+from sipkl.sip.robust import affine_counterparts, robust_counterpart, robust_program
 from sipkl.sip.pricing.dense import DenseSampleOracle
 from sipkl.sip.pricing.search import (ascend_in_set, ipopt_in_set, pull_inside,
                                       refine_in_set)
@@ -712,3 +712,26 @@ def test_a_worst_case_of_one_vector_is_a_type_error():
     row = SemiInfiniteConstraint(lambda x, t: t @ x - 1.0, x, OneVector([0, 0], [1, 1]))
     with pytest.raises(TypeError, match="one entry per row of Δ"):
         robust_counterpart(row)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3, 5])
+def test_simplex_ball_in_closed_form_equals_the_lp(p):
+    """The simplex states its inscribed ball (radius size/(p + √p)) instead of solving the
+    LP a polytope solves: the same ball to round-off, and the analytic centre size/(p + 1)."""
+    T = Polytope.simplex(p, size=2.5)
+    np.testing.assert_allclose(T._inscribed_ball(), Polytope._inscribed_ball(T), atol=1e-14)
+    np.testing.assert_allclose(T.centre(), np.full(p, 2.5 / (p + 1)), rtol=1e-12)
+
+
+def test_a_g_affine_in_x_only_at_the_frame_points_is_refused():
+    """t₁t₂‖x‖ + tᵀx − 1 over the unit disk: at the centre and at c + F e_i the first term
+    vanishes, so g is affine in x there (as cvxpy sees it), but not elsewhere; its
+    coefficients there would make a wrong counterpart. The check at sampled x refuses it,
+    naming a point where g is not affine in x, and the program leaves it to the exchange
+    method (no counterpart)."""
+    x = cp.Variable(2)
+    row = SemiInfiniteConstraint(lambda x, t: t[0] * t[1] * cp.norm(x) + t @ x - 1.0, x,
+                                 Ball([0.0, 0.0], 1.0), name="row")
+    with pytest.raises(ValueError, match="g of constraint 'row' is not affine in x at t"):
+        robust_counterpart(row)
+    assert affine_counterparts([row]) == []

@@ -87,6 +87,17 @@ class Polytope(ConvexSet):
                 box[side, i] = scale * z[i]
         return box[0], box[1]
 
+    def _inscribed_ball(self) -> np.ndarray:
+        """``(z, r)`` (p + 1 entries) of the largest ball inside the set in the frame of
+        :meth:`_set_lp_frame` (its rows of unit norm: one LP)."""
+        p = self._A_z.shape[1]
+        status, ball, _ = lp_max(np.r_[np.zeros(p), 1.0],
+                                  np.c_[self._A_z, np.ones(len(self._A_z))], self._b_z)
+        if status != 0:  # nonempty and bounded: its bounding box is
+            raise RuntimeError(f"Polytope: the inscribed ball's LP failed (HiGHS status "
+                               f"{status})")
+        return ball
+
     def _set_lp_frame(self, mid, half) -> None:
         """The set in the frame t = mid + half∘z, kept as its own LP data (rows renormalized:
         ``_A_z``, ``_b_z``) with its vertices there where affordable
@@ -102,11 +113,7 @@ class Polytope(ConvexSet):
         t."""
         self._set_lp_frame(mid, half)
         p = len(mid)
-        status, ball, _ = lp_max(np.r_[np.zeros(p), 1.0],
-                                  np.c_[self._A_z, np.ones(len(self._A_z))], self._b_z)
-        if status != 0:  # nonempty and bounded: its bounding box is
-            raise RuntimeError(f"Polytope: the inscribed ball's LP failed (HiGHS status "
-                               f"{status})")
+        ball = self._inscribed_ball()
         extremes = mid + half * np.array([self._proved_vertex(sign * np.eye(p)[i])[0]
                                           for i in range(p) for sign in (1.0, -1.0)])
         upper, lower = extremes[0::2].diagonal().copy(), extremes[1::2].diagonal().copy()
@@ -234,6 +241,14 @@ class Simplex(Polytope):
     def _bounding_box(self) -> tuple[np.ndarray, np.ndarray]:
         """``[0, size]^p`` (see :meth:`Polytope._bounding_box`)."""
         return np.zeros(self.A.shape[1]), np.full(self.A.shape[1], self.size)
+
+    def _inscribed_ball(self) -> np.ndarray:
+        """Centre c·1 and radius c in t, c = size/(p + √p) (tangent to the p faces t_i = 0
+        and to Σ t_i = size), in the frame of the box [0, size]^p (see
+        :meth:`Polytope._inscribed_ball`)."""
+        p = self.A.shape[1]
+        z = (2.0 - p - np.sqrt(p)) / (np.sqrt(p) * (np.sqrt(p) + 1.0))
+        return np.r_[np.full(p, z), 1.0 + z]
 
     def project(self, points) -> np.ndarray:
         """The Euclidean projections of the rows of ``points`` onto the simplex: the positive
