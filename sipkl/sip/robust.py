@@ -195,10 +195,9 @@ def _stacked(forms, weights) -> list:
         for form, cols in zip(forms, columns):
             coefficients, values = form.at(points)
             if rows is not None:
-                coefficients, values = coefficients[rows] - coefficients[0], values[rows] - values[0]
-            lifted = np.zeros((len(coefficients), offsets[-1]))
-            lifted[:, cols] = coefficients
-            C.append(lifted)
+                coefficients = coefficients[rows] - coefficients[0]
+                values = values[rows] - values[0]
+            C.append(coefficients @ np.eye(offsets[-1])[cols])  # a variable twice: summed
             o.append(values)
         return cp.multiply(_repeated(weights, len(o[0])), np.vstack(C) @ vector
                            + np.concatenate(o))

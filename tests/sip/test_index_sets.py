@@ -735,3 +735,17 @@ def test_a_g_affine_in_x_only_at_the_frame_points_is_refused():
     with pytest.raises(ValueError, match="g of constraint 'row' is not affine in x at t"):
         robust_counterpart(row)
     assert affine_counterparts([row]) == []
+
+
+def test_counterpart_of_a_variable_passed_twice():
+    """x = (y, y): tᵀy + Σy − 1 ≤ 0 on [−1, 1]² is ‖y‖₁ + Σy ≤ 1 (by hand); each copy's
+    coefficients count, summed."""
+    y = cp.Variable(2)
+    row = SemiInfiniteConstraint(lambda v, t: t @ v[0] + cp.sum(v[1]) - 1.0, (y, y),
+                                 Box([-1.0, -1.0], [1.0, 1.0]), vectorized=True)
+    objective = cp.Maximize(y[0] + 0.5 * y[1])
+    result = SemiInfiniteProgram(objective, row, [y >= -5]).solve()
+    hand = cp.Problem(objective, [cp.norm(y, 1) + cp.sum(y) <= 1, y >= -5])
+    hand.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11, tol_feas=1e-11)
+    assert result.status == "certified_optimal", result.message
+    assert abs(result.objective - hand.value) <= 1e-9
