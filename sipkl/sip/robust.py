@@ -57,6 +57,12 @@ from .sets.geometry import chord_gaps, chords
 #: chords of T and draws of the variables at which g's affinity in t is checked
 AFFINE_CHORDS, AFFINE_DRAWS = 8, 3
 
+#: the numeric form's first screen, at one sampled x and relative to |g| itself (not
+#: Σ|terms|): a g this far from affine in t is refused before its n + 1 evaluations (an
+#: affine g fails it only where its terms cancel to 10⁻¹⁰ of themselves; the exchange
+#: method then solves it)
+PRESCREEN_RTOL = 1e-6
+
 
 def robust_counterpart(constraint: SemiInfiniteConstraint, weight=1.0) -> list:
     """The cvxpy constraints equivalent to ``constraint`` where its g is affine in t (module
@@ -272,13 +278,13 @@ def _check_affine_in_t(constraint) -> None:
                          "SemiInfiniteProgram")
 
 
-def _check_chords(constraint, points, lam, values, sizes) -> bool:
+def _check_chords(constraint, points, lam, values, sizes, rtol=AFFINE_RTOL) -> bool:
     """A ``ValueError`` where g's ``values`` at the chords' ``points`` (:func:`chords`, at
-    one x) break affinity by more than ``AFFINE_RTOL`` times ``sizes`` (Σ|terms|); whether
-    any chord was finite."""
+    one x) break affinity by more than ``rtol`` times ``sizes`` (Σ|terms|); whether any
+    chord was finite."""
     gap, size = chord_gaps(values, lam, sizes)
     finite = np.isfinite(gap) & np.isfinite(size)
-    broken = np.flatnonzero(finite & (np.abs(gap) > AFFINE_RTOL * size))
+    broken = np.flatnonzero(finite & (np.abs(gap) > rtol * size))
     if broken.size:
         i, (a, b, _) = broken[0], np.split(points, 3)
         raise ValueError(
@@ -305,10 +311,12 @@ class _NumericForm:
     by evaluating g at numeric x (``x = 0`` and each unit vector: n + 1 calls of g, each
     at all the points), the numbers cvxpy would find in g's expression trees. The
     counterpart is then a few matrix expressions, which cvxpy compiles in a fraction of the
-    time of g's trees at every point. g is checked on the same chords of T as by
+    time of g's trees at every point. A g far from affine in t is refused first, at one
+    sampled x (``PRESCREEN_RTOL``); then g is checked on the same chords of T as by
     :func:`_check_affine_in_t`, at the same sampled x (numbers, here): affine in t along
-    them, and equal there to its affine model in x (``C(t)·x + o(t)``, found at the same
-    points), each to ``AFFINE_RTOL`` of Σ|terms| = ``|C(t)|·|x| + |o(t)|``.
+    them to ``AFFINE_RTOL`` of Σ|terms| = ``|C(t)|·|x| + |o(t)|``. (A g affine in t for every
+    x and affine in x at the p + 1 points is affine in x everywhere: an affine combination
+    of those points' values.)
 
     :meth:`of` makes one where it applies: x a cvxpy Variable or a tuple of them, g's
     expressions at those points affine in x, and g closing over no other variable nor over
@@ -319,23 +327,18 @@ class _NumericForm:
     def __init__(self, constraint, variables, points, chord_points, lam):
         self.constraint, self.variables = constraint, variables
         self.sizes = [v.size for v in variables]
+        draws = np.random.default_rng(0).uniform(0.5, 1.5, (AFFINE_DRAWS, sum(self.sizes)))
+        first = constraint.values(self._point(draws[0]), chord_points)
+        # a g far from affine in t is refused at one x, before the n + 1 calls below
+        _check_chords(constraint, chord_points, lam, first, np.abs(first), PRESCREEN_RTOL)
         coefficients, offsets = self._coefficients(np.vstack([points, chord_points]))
         self._known = {row.tobytes(): k for k, row in enumerate(points)}
         self._coefficients_at, self._offsets_at = coefficients[:len(points)], offsets[:len(points)]
-        on_chords, rng = slice(len(points), None), np.random.default_rng(0)
-        for _ in range(AFFINE_DRAWS):
-            x = rng.uniform(0.5, 1.5, coefficients.shape[1])
-            values = constraint.values(self._point(x), chord_points)
-            sizes = np.abs(coefficients[on_chords]) @ x + np.abs(offsets[on_chords])
-            off = np.abs(values - coefficients[on_chords] @ x - offsets[on_chords])
-            if np.any(off > AFFINE_RTOL * sizes):
-                k = int(np.argmax(off - AFFINE_RTOL * sizes))
-                raise ValueError(
-                    f"robust_counterpart: g of constraint {constraint.name!r} is not affine in "
-                    f"x at t = {chord_points[k].tolist()} (it differs from its values at x = 0 "
-                    f"and the unit vectors' affine combination by {off[k]:.6g}, x sampled): "
-                    "write g as a(x) + B(x)t with B affine")
-            _check_chords(constraint, chord_points, lam, values, sizes)
+        on_chords = slice(len(points), None)
+        for k, x in enumerate(draws):
+            values = first if k == 0 else constraint.values(self._point(x), chord_points)
+            _check_chords(constraint, chord_points, lam, values,
+                          np.abs(coefficients[on_chords]) @ x + np.abs(offsets[on_chords]))
 
     @classmethod
     def of(cls, constraint, chords_by_set=None):

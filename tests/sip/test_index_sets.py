@@ -726,13 +726,13 @@ def test_simplex_ball_in_closed_form_equals_the_lp(p):
 def test_a_g_affine_in_x_only_at_the_frame_points_is_refused():
     """t₁t₂‖x‖ + tᵀx − 1 over the unit disk: at the centre and at c + F e_i the first term
     vanishes, so g is affine in x there (as cvxpy sees it), but not elsewhere; its
-    coefficients there would make a wrong counterpart. The check at sampled x refuses it,
-    naming a point where g is not affine in x, and the program leaves it to the exchange
-    method (no counterpart)."""
+    coefficients there would make a wrong counterpart. It is refused (not affine in t at the
+    sampled x, the first screen), and the program leaves it to the exchange method (no
+    counterpart)."""
     x = cp.Variable(2)
     row = SemiInfiniteConstraint(lambda x, t: t[0] * t[1] * cp.norm(x) + t @ x - 1.0, x,
                                  Ball([0.0, 0.0], 1.0), name="row")
-    with pytest.raises(ValueError, match="g of constraint 'row' is not affine in x at t"):
+    with pytest.raises(ValueError, match="g of constraint 'row' is not affine in t"):
         robust_counterpart(row)
     assert affine_counterparts([row]) == []
 
