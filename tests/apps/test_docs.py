@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow  # about 50 s (the site, its notebooks executed): in make test-slow
 def test_docs_build_strict(tmp_path):
     site = tmp_path / "site"
     out = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir",
