@@ -5,17 +5,16 @@ g(x, c + F e_i) − g(x, c), affine in x), the constraint ``g(x, t) ≤ 0 for al
 
     g(x, c) + max_{z ∈ Z} Δ(x)ᵀz ≤ 0,       Z = F⁻¹(T − c),
 
-and the maximum is a closed form or a conic program's dual (Ben-Tal, El Ghaoui and
-Nemirovski, "Robust optimization", 2009, ch. 1–2):
+and the maximum is the value of the conic dual (D) of Z's conic form
+(:mod:`sipkl.sip.sets.conic`, :meth:`~sipkl.sip.sets.base.IndexSet.conic_form`; Ben-Tal, El
+Ghaoui and Nemirovski, "Robust optimization", 2009, ch. 1–2): for Z = {z : ∃u,
+h − Gz − Hu ∈ K},
 
-* ellipsoid / ball (Z the unit ball): ``g(x, c) + ‖Δ(x)‖₂ ≤ 0`` (a second-order cone);
-* box (Z = [−1, 1]^p): ``g(x, c) + ‖Δ(x)‖₁ ≤ 0``;
-* polytope {A t ≤ b} (Z = {A F z ≤ b − A c}): LP duality, ``g(x, c) + (b − Ac)ᵀy ≤ 0``,
-  ``(AF)ᵀy = Δ(x)``, ``y ≥ 0``;
-* budget set (z ∈ [−1, 1]^p, ‖z‖₁ ≤ Γ, t = c + r∘z; Bertsimas and Sim 2004):
-  ``g(x, c) + Γλ + Σ μ_i ≤ 0``, ``λ + μ_i ≥ |Δ_i(x)|``, ``λ, μ ≥ 0``;
-* product: the sum of the blocks' maxima (each block's own centre and frame);
-* finite set: the constraint at every point.
+    g(x, c) + hᵀy ≤ 0,   Gᵀy = Δ(x),   Hᵀy = 0,   y ∈ K
+
+— a norm ‖Δ‖₂ over an ellipsoid or a ball (Z the unit ball), ‖Δ‖₁ over a box, LP duality
+over a polytope, Bertsimas and Sim's dual over a budget set, the blocks' sum over a
+product; a finite set: the constraint at every point.
 
 ``robust_counterpart(constraint)`` builds these cvxpy constraints from the user's g: where
 g is affine in x too, from its coefficients as numbers (g(x, t) = C(t)·vec(x) + o(t) at the
@@ -23,9 +22,10 @@ p + 1 points c and c + F e_i, from n + 1 evaluations of g at numeric x:
 :class:`_NumericForm`), else from g's p + 1 cvxpy expressions. It is a fast path where it
 applies: one conic program instead of the exchange method's rounds, and the tests compare
 the two. :func:`affine_counterparts`, the program's, gives the K constraints over one index
-set with numeric coefficients one counterpart: the K rows of Δ in one matrix, the set's
-``worst_case`` of all of them at once (one K-vector inequality, one matrix of dual
-variables), which cvxpy compiles as fast as the counterpart written by hand. It needs
+set with numeric coefficients one counterpart: the K rows of Δ in one matrix, the dual (D)
+of all of them at once (one K-vector inequality, one matrix of dual variables), kept as
+numbers too (:class:`AffineRows`), which a master may hand to a conic solver without
+cvxpy's compilation (:mod:`sipkl.sip.masters.conic_data`). It needs
 g affine in t and Δ(x) affine in x as cvxpy sees it (g = a(x) + B(x)t with B affine; a
 convex part a(x) cancels in Δ only where it is written once, outside the t-dependent
 terms — else a ``ValueError``). Affinity in t is checked on samples, for the counterpart
@@ -52,6 +52,7 @@ import numpy as np
 
 from .constraints.semi_infinite import IndexConstraint, NonFiniteValue, SemiInfiniteConstraint
 from .pricing.sets import AFFINE_RTOL
+from .sets.conic import ConicForm
 from .sets.geometry import chord_gaps, chords
 
 #: chords of T and draws of the variables at which g's affinity in t is checked
@@ -91,7 +92,7 @@ def robust_counterpart(constraint: SemiInfiniteConstraint, weight=1.0) -> list:
     form = _NumericForm.of(constraint)
     if form is None:
         return _expression_counterpart(constraint, weight)
-    return _stacked([form], [weight])
+    return _stacked([form], [weight])[0]
 
 
 @dataclass
@@ -104,6 +105,9 @@ class Counterpart:
     constraints: list
     #: the semi-infinite constraints of the members, in their order
     imposed: list
+    #: their :class:`AffineRows` (the counterpart as numbers), where g has numeric
+    #: coefficients (``None`` for one built from g's expressions)
+    rows: "AffineRows" = None
 
     def alone(self, j: int) -> list:
         """The counterpart of the member at position ``j`` by itself (weight 1): what the
@@ -139,8 +143,9 @@ def affine_counterparts(semi_infinite, skip=(), weights=None) -> list[Counterpar
     for group in groups.values():
         members, forms, weights_k = map(list, zip(*group))
         try:
-            found.append(Counterpart(members, _stacked(forms, weights_k),
-                                     [form.constraint for form in forms]))
+            constraints, rows = _stacked(forms, weights_k)
+            found.append(Counterpart(members, constraints, [form.constraint for form in forms],
+                                     rows))
         except ValueError:  # a set without a conic form
             continue
     return sorted(found, key=lambda counterpart: counterpart.members[0])
@@ -162,72 +167,104 @@ def _expression_counterpart(constraint, weight) -> list:
     T = constraint.T
     centre = T.centre()
     at_centre = _values(constraint, centre[None], weight)[0]
-    worst, extra = _worst_case(
-        T, lambda frame, block: _differences(constraint, centre, block, frame, weight), 1)
+    worst, extra = _dual(_checked_form(T), _differences(constraint, centre, T.frame(),
+                                                          weight))
     _check_affine_in_t(constraint)
     return [at_centre + worst <= 0] + extra
 
 
-def _differences(constraint, point, block, frame, weight) -> cp.Expression:
-    """Δ_i = w·(g(x, point + F_i) − g(x, point)) over the coordinates ``block`` (F_i the
-    i-th column of the frame there, w the ``weight``) as a 1 × len(block) row, checked
-    affine in x."""
-    values = _values(constraint, _shifted(point, block, frame), weight)
-    delta = cp.hstack([values[i + 1] - values[0] for i in range(len(block))])
+def _differences(constraint, point, frame, weight) -> cp.Expression:
+    """Δ_i = w·(g(x, point + F_i) − g(x, point)) (F_i the i-th column of the ``frame``, w the
+    ``weight``) as a 1 × p row, checked affine in x."""
+    values = _values(constraint, _shifted(point, frame), weight)
+    delta = cp.hstack([values[i + 1] - values[0] for i in range(len(frame))])
     if not delta.is_affine():
         raise ValueError(f"robust_counterpart: the coefficients of t in g of constraint "
                          f"{constraint.name!r} are not affine in x as cvxpy sees them "
                          f"({delta.curvature.lower()}): write g as a(x) + B(x)t with B affine")
-    return cp.reshape(delta, (1, len(block)), order="C")
+    return cp.reshape(delta, (1, len(frame)), order="C")
 
 
-def _stacked(forms, weights) -> list:
+@dataclass
+class AffineRows:
+    """K constraints over one index set ``T = {c + F z : z ∈ Z}`` with numeric coefficients:
+    g_k(x, c) = C_k·x + o_k and Δ_k(x) = D_k x + d_k (the changes of g_k along the frame's
+    columns, rows k·p … k·p + p − 1 of D and d), x the variables' entries stacked (each in
+    cvxpy's column-major order), and ``form`` Z's :class:`~sipkl.sip.sets.conic.ConicForm`:
+    the counterpart w_k·(C_k x + o_k) + hᵀy_k ≤ 0, Gᵀy_k = w_k·(D_k x + d_k), Hᵀy_k = 0,
+    y_k ∈ K as numbers, which a master can hand to a conic solver as they are
+    (:mod:`sipkl.sip.masters.conic_data`)."""
+    variables: list
+    C: np.ndarray
+    o: np.ndarray
+    D: np.ndarray
+    d: np.ndarray
+    form: ConicForm
+    weights: list
+
+    @classmethod
+    def of(cls, forms, weights) -> "AffineRows":
+        """The rows of the numeric forms ``forms`` (:class:`_NumericForm`, one index set)."""
+        T = forms[0].constraint.T
+        variables = list({v.id: v for form in forms for v in form.variables}.values())
+        offsets = np.cumsum([0] + [v.size for v in variables])
+        where = {v.id: np.arange(a, b) for v, a, b in zip(variables, offsets[:-1], offsets[1:])}
+        points = _shifted(T.centre(), T.frame())
+        C, o = [], []
+        for form in forms:
+            coefficients, values = form.at(points)
+            placed = np.zeros((len(points), offsets[-1]))
+            for k, column in enumerate(np.concatenate([where[v.id] for v in form.variables])):
+                placed[:, column] += coefficients[:, k]  # a variable passed twice: summed
+            C.append(placed)
+            o.append(values)
+        C, o = np.stack(C), np.stack(o)  # K × (p + 1) × n, K × (p + 1)
+        return cls(variables, C[:, 0], o[:, 0], (C[:, 1:] - C[:, :1]).reshape(-1, offsets[-1]),
+                   (o[:, 1:] - o[:, :1]).ravel(), _checked_form(T), list(weights))
+
+
+def _stacked(forms, weights) -> tuple[list, AffineRows]:
     """The counterpart of K constraints over one index set from their numeric forms
     (:class:`_NumericForm`) and weights: w_k·(g_k(x, c) + max_z Δ_k(x)ᵀz) ≤ 0 as one vector
     inequality, Δ the K × p matrix of the rows w_k·Δ_k(x) (the variables of all K stacked
-    once)."""
-    T = forms[0].constraint.T
-    variables = list({v.id: v for form in forms for v in form.variables}.values())
-    offsets = np.cumsum([0] + [v.size for v in variables])
-    where = {v.id: np.arange(a, b) for v, a, b in zip(variables, offsets[:-1], offsets[1:])}
-    flat = [v if v.ndim == 1 else cp.reshape(v, (v.size,), order="F") for v in variables]
+    once); the cvxpy constraints and their :class:`AffineRows`."""
+    rows = AffineRows.of(forms, weights)
+    flat = [v if v.ndim == 1 else cp.reshape(v, (v.size,), order="F") for v in rows.variables]
     vector = flat[0] if len(flat) == 1 else cp.hstack(flat)
-    columns = [np.concatenate([where[v.id] for v in form.variables]) for form in forms]
-
-    def stacked(points, rows):
-        """w_k·(C_k x + o_k) at the rows ``rows`` of g_k's values at ``points`` minus row 0
-        (``None``: the values themselves), stacked k-major."""
-        C, o = [], []
-        for form, cols in zip(forms, columns):
-            coefficients, values = form.at(points)
-            if rows is not None:
-                coefficients = coefficients[rows] - coefficients[0]
-                values = values[rows] - values[0]
-            C.append(coefficients @ np.eye(offsets[-1])[cols])  # a variable twice: summed
-            o.append(values)
-        return cp.multiply(_repeated(weights, len(o[0])), np.vstack(C) @ vector
-                           + np.concatenate(o))
-
-    centre = T.centre()
-
-    def differences(frame, block):
-        points = _shifted(centre, block, frame)
-        return cp.reshape(stacked(points, np.arange(1, len(points))),
-                          (len(forms), len(block)), order="C")
-    worst, extra = _worst_case(T, differences, len(forms))
-    return [stacked(centre[None], None) + worst <= 0] + extra
+    K, p = len(forms), forms[0].constraint.T.dim
+    at_centre = cp.multiply(_repeated(weights, 1), rows.C @ vector + rows.o)
+    delta = cp.reshape(cp.multiply(_repeated(weights, p), rows.D @ vector + rows.d), (K, p),
+                       order="C")
+    worst, extra = _dual(rows.form, delta)
+    return [at_centre + worst <= 0] + extra, rows
 
 
-def _worst_case(T, differences, K: int):
-    """``T.worst_case`` of K constraints, checked: one entry per row of Δ (a set written
-    for a single Δ vector — e.g. ``cp.norm(Δ, 1)`` without ``axis=1`` — is a ``TypeError``,
-    its scalar would be a wrong counterpart)."""
-    worst, extra = T.worst_case(differences, np.arange(T.dim))
-    if tuple(worst.shape) != (K,):
-        raise TypeError(f"{T!r}.worst_case returned shape {tuple(worst.shape)} for {K} "
-                        f"constraint(s): it must return one entry per row of Δ (the K × p "
-                        f"matrix of differences; e.g. cp.norm(Δ, 1, axis=1))")
-    return worst, extra
+def _checked_form(T) -> ConicForm:
+    """``T.conic_form()``, checked: a ``TypeError`` for another type, a ``ValueError`` for a
+    form of another dimension."""
+    form = T.conic_form()
+    if not isinstance(form, ConicForm):
+        raise TypeError(f"{T!r}.conic_form() must return a ConicForm, got "
+                        f"{type(form).__name__}")
+    if form.G.shape[1] != T.dim:
+        raise ValueError(f"{T!r}.conic_form(): G has {form.G.shape[1]} columns for a set of "
+                         f"dimension {T.dim}")
+    return form
+
+
+def _dual(form: ConicForm, delta):
+    """``max_{z ∈ Z} Δ_kᵀz`` for each row of the K × p cvxpy matrix ``delta`` by the dual
+    (D) of Z's conic ``form`` (:mod:`~sipkl.sip.sets.conic`): the K-vector ``hᵀY`` and the
+    constraints on the dual variables Y (r × K, a column per row of Δ)."""
+    Y = cp.Variable((form.rows, delta.shape[0]))
+    constraints = [form.G.T @ Y == delta.T]
+    if form.H.shape[1]:
+        constraints.append(form.H.T @ Y == 0)
+    if form.nonneg:
+        constraints.append(Y[:form.nonneg] >= 0)
+    constraints += [cp.SOC(Y[start], Y[start + 1:start + size], axis=0)
+                    for start, size in zip(form.cone_starts(), form.cones)]
+    return form.h @ Y, constraints
 
 
 def _repeated(weights, r):
@@ -241,11 +278,9 @@ def _repeated(weights, r):
     return np.kron(np.eye(len(weights)), np.ones((r, 1))) @ column
 
 
-def _shifted(point, block, frame) -> np.ndarray:
-    """``point`` and ``point + F_i`` over the coordinates ``block`` (rows)."""
-    shifted = np.repeat(point[None], len(block) + 1, axis=0)
-    shifted[1:, block] += frame.T
-    return shifted
+def _shifted(point, frame) -> np.ndarray:
+    """``point`` and ``point + F_i`` for each column F_i of ``frame`` (rows)."""
+    return np.vstack([point, point + frame.T])
 
 
 def _check_affine_in_t(constraint) -> None:
@@ -349,7 +384,7 @@ class _NumericForm:
         if not all(isinstance(v, cp.Variable) for v in xs):
             return None
         T = constraint.T
-        points = _shifted(T.centre(), np.arange(T.dim), T.frame())
+        points = _shifted(T.centre(), T.frame())
         ids = {v.id for v in xs}
         for e in constraint.expressions(points):
             if not e.is_affine() or any(v.id not in ids for v in e.variables()) \

@@ -18,10 +18,11 @@ import cvxpy as cp
 import numpy as np
 
 from ...core.contracts import Column, MasterBase, MasterSolution
-from ...solvers import solve_cvxpy, solve_tightly
+from ...solvers import Status, solve_cvxpy, solve_tightly
 from ...solvers.cvx import DEFAULT_SOLVERS, check_solvers
 from ..constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint, magnitude
 from ..pricing.space import ConstraintPrice
+from .conic_data import ConicDataMaster
 from .scales import next_objective_scale, positive_scale
 
 
@@ -122,9 +123,6 @@ class DiscretizedMaster(IndexPointMaster):
                  constraints=(), solvers: Sequence[str] = DEFAULT_SOLVERS):
         super().__init__(semi_infinite)
         self.objective, self.finite_constraints = objective, list(constraints)
-        #: the :class:`~sipkl.sip.robust.Counterpart` s that impose semi-infinite constraints
-        #: exactly (:mod:`sipkl.sip.robust`), set by the program for a run: their cvxpy
-        #: constraints join the finite constraints
         self.counterparts = []
         #: whether the solves are tight (:func:`~sipkl.solvers.solve_tightly`; set by the
         #: program for a run whose first master is its answer)
@@ -140,6 +138,30 @@ class DiscretizedMaster(IndexPointMaster):
         self._inverse_scales = [cp.Parameter(nonneg=True, value=1.0)
                                 for _ in self.semi_infinite]
         self.reset()
+
+    @property
+    def counterparts(self) -> list:
+        """The :class:`~sipkl.sip.robust.Counterpart` s that impose semi-infinite constraints
+        exactly (:mod:`sipkl.sip.robust`), set by the program for a run: their cvxpy
+        constraints join the finite constraints."""
+        return self._counterparts
+
+    @counterparts.setter
+    def counterparts(self, value) -> None:
+        self._counterparts, self._conic_data = list(value), None
+
+    def conic_data(self) -> ConicDataMaster | None:
+        """The master as numbers (:mod:`~sipkl.sip.masters.conic_data`), solved without
+        cvxpy's compilation, where every semi-infinite constraint is imposed by a numeric
+        counterpart, the rest is affine and the solvers are the default ones (``None``
+        elsewhere; made once per set of counterparts)."""
+        if self._conic_data is None:
+            applies = self.solvers == DEFAULT_SOLVERS and self.semi_infinite and len(
+                self.imposed) == len(self.semi_infinite)
+            self._conic_data = (applies and ConicDataMaster.of(
+                self.objective, self.finite_constraints, self.counterparts,
+                self.variables)) or False
+        return self._conic_data or None
 
     @property
     def scale_weights(self) -> list:
@@ -209,23 +231,31 @@ class DiscretizedMaster(IndexPointMaster):
             return self._solve(columns, groups, self._build(expressions, False))
         # a run's first solve: unscaled, for the scales, then again in them
         self._objective_scale, self._scales = 1.0, np.ones(len(self.semi_infinite))
-        shared = self._build(expressions, True) if self.reuse_first else None
+        shared = self._build(expressions, True) if self.reuse_first and not (
+            not columns and self.conic_data()) else None
         if shared is not None and not shared[0].is_dpp():  # the user's parameters in products
             shared = None
-        first = self._solve(columns, groups, shared or self._build(expressions, False))
+        first = self._solve(columns, groups, shared or self._build(expressions, False),
+                            rough=True)
         if first.price is None:
             return first
         return self._solve(columns, groups, shared or self._build(expressions, False))
 
-    def _solve(self, columns: Sequence[Column], groups, built) -> MasterSolution:
+    def _solve(self, columns: Sequence[Column], groups, built, rough=False) -> MasterSolution:
         """Solve ``built`` (:meth:`_build`) in the current scales, then take the scales of
-        this solution."""
+        this solution (``rough``: a solve for the scales alone, which the master as numbers
+        leaves to an interior point at its default tolerances, an LP included)."""
         problem, imposed, expressions = built
         self._inverse_objective_scale.value = 1.0 / self._objective_scale
         for parameter, scale in zip(self._inverse_scales, self._scales):
             parameter.value = 1.0 / scale
-        solve = solve_tightly if self.tight else solve_cvxpy
-        status, attempts = solve(problem, self.solvers)
+        data = None if columns else self.conic_data()
+        status, attempts, value = data.solve(1.0 / self._objective_scale, self.tight, rough) \
+            if data else (None, [], None)
+        if status is not Status.OPTIMAL:  # cvxpy's compilation, and its fallbacks
+            solve = solve_tightly if self.tight else solve_cvxpy
+            status, more = solve(problem, self.solvers)
+            attempts, value = attempts + more, problem.value
         if not status.usable or any(v.value is None for v in self.variables):
             return MasterSolution.failed(len(columns), status, attempts)
         weights = np.zeros(len(columns))
@@ -242,7 +272,7 @@ class DiscretizedMaster(IndexPointMaster):
             if exprs:
                 relative[group] = np.ravel(cp.hstack(exprs).value) / p.scale
         solution = MasterSolution(
-            weights=weights, objective=float(problem.value) * self._objective_scale,
+            weights=weights, objective=float(value) * self._objective_scale,
             price=price, threshold=0.0, gap=0.0, status=status, attempts=attempts,
             model=DiscretizedModel([v.value for v in self.variables], price,
                                    counterpart_multipliers=self.counterpart_multipliers(

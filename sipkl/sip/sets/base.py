@@ -109,17 +109,15 @@ class IndexSet:
         at its point ``t``: feasible ones where the set knows them (none here)."""
         return np.zeros(0)
 
-    def worst_case(self, differences, block):
-        """``max_{z ∈ Z} Δ_kᵀz`` for the set ``{c + F z : z ∈ Z}`` and each row Δ_k of Δ, as
-        a cvxpy vector, and the constraints it needs (the conic dual of the support
-        function: the exact robust counterpart of an affine g,
-        :func:`sipkl.sip.robust.robust_counterpart`, of K constraints over the set at once).
-        ``differences(F, block)`` is the K × len(block) cvxpy matrix Δ of the changes of
-        each g along the columns of the frame ``F`` over the coordinates ``block`` of the
-        product the set lies in. A ``ValueError`` for a set with no conic form (the
-        default)."""
+    def conic_form(self):
+        """Z, where the set is ``{c + F z : z ∈ Z}`` (c = ``centre()``, F = ``frame()``), as
+        a :class:`~sipkl.sip.sets.conic.ConicForm`: ``{z : ∃u, h − G z − H u ∈ K}``, K a
+        product of an orthant and second-order cones. From it, conic duality gives the
+        support function of the set as a conic program — the exact robust counterpart of the
+        constraints affine in t over it (:mod:`sipkl.sip.sets.conic`,
+        :func:`sipkl.sip.robust.robust_counterpart`). A ``ValueError`` for a set with no
+        conic form (the default)."""
         raise ValueError(f"robust_counterpart: no conic form of {self!r}")
-
 
     def inequalities(self):
         """``(lower, upper, rows)``: the set as its bounding box and smooth inequalities

@@ -1,11 +1,11 @@
 """Boxes and finite sets: the index sets that are not :class:`~sipkl.sip.sets.base.ConvexSet` objects."""
 from __future__ import annotations
 
-import cvxpy as cp
 import numpy as np
 
 from ...utils.validation import finite_array
 from .base import IndexSet
+from .conic import cube
 from .geometry import nlp_arrays, rounded_up, spread_points
 
 
@@ -100,10 +100,10 @@ class Box(IndexSet):
         :meth:`IndexSet.projector`)."""
         return self.centre(), self.frame(), lambda z: np.clip(z, -1.0, 1.0)
 
-    def worst_case(self, differences, block):
-        """‖Δ_k‖₁ over the cube (see :meth:`IndexSet.worst_case`)."""
-        return cp.norm(differences(self.frame(), block), 1, axis=1), []
-
+    def conic_form(self):
+        """The cube ``[−1, 1]^p`` in the frame of the half-widths (see
+        :meth:`IndexSet.conic_form`)."""
+        return cube(self.dim)
 
     def inequalities(self):
         """The bounds alone (see :meth:`IndexSet.inequalities`)."""

@@ -1,11 +1,11 @@
 """Ellipsoids {c + P u : ‖u‖₂ ≤ 1} and balls."""
 from __future__ import annotations
 
-import cvxpy as cp
 import numpy as np
 
 from ...utils.validation import finite_array
 from .base import ConvexSet
+from .conic import unit_ball
 from .geometry import INTERIOR_RTOL, nlp_arrays, onto_ball, rounded_up
 
 
@@ -84,10 +84,9 @@ class Ellipsoid(ConvexSet):
         """The unit ball in the frame P (see :meth:`IndexSet.projector`)."""
         return self.center, self.P, onto_ball
 
-    def worst_case(self, differences, block):
-        """‖Δ_k‖₂ over the unit ball (see :meth:`IndexSet.worst_case`)."""
-        return cp.norm(differences(self.frame(), block), 2, axis=1), []
-
+    def conic_form(self):
+        """The unit ball in the frame P (see :meth:`IndexSet.conic_form`)."""
+        return unit_ball(self.dim)
 
     def inequalities(self):
         """``‖P⁻¹(t − c)‖² − 1 ≤ 0`` (see :meth:`IndexSet.inequalities`)."""

@@ -1,12 +1,12 @@
 """Polytopes {t : A t ≤ b}, and the two that know more of themselves: the simplex and the budget set."""
 from __future__ import annotations
 
-import cvxpy as cp
 import numpy as np
 from scipy.optimize import nnls
 
 from ...utils.validation import finite_array
 from .base import ConvexSet
+from .conic import ConicForm
 from .geometry import (analytic_centre, best_vertex, check_interior, linear_rows, lp_max,
                        nlp_arrays, onto_budget, polytope_vertices, rounded_up, vertex)
 
@@ -202,18 +202,14 @@ class Polytope(ConvexSet):
     def nlp(self) -> dict:
         return nlp_arrays(self.dim, A_t=self.A, b=self.b)
 
-    def worst_case(self, differences, block):
-        """The LP dual of ``max Δ_kᵀz`` over the polytope in its frame: ``min (b − A c)ᵀy_k``
-        over ``y_k ≥ 0`` with ``(A F)ᵀ y_k = Δ_k``, rows scaled to unit norm (see
-        :meth:`IndexSet.worst_case`; the y_k are the columns of Y)."""
-        frame = self.frame()
-        delta = differences(frame, block)
-        rows = self.A @ frame
-        slack = self.b - self.A @ self.centre()
+    def conic_form(self):
+        """``A(c + F z) ≤ b`` as ``(b − A c) − (A F) z ≥ 0``, its rows scaled to unit norm
+        (see :meth:`IndexSet.conic_form`; (D) of :mod:`~sipkl.sip.sets.conic` is then the LP
+        dual of max Δᵀz over the polytope)."""
+        rows = self.A @ self.frame()
         norms = np.linalg.norm(rows, axis=1)
-        Y = cp.Variable((len(rows), delta.shape[0]), nonneg=True)
-        return (slack / norms) @ Y, [(rows / norms[:, None]).T @ Y == delta.T]
-
+        return ConicForm(rows / norms[:, None], (self.b - self.A @ self.centre()) / norms,
+                         len(rows))
 
     def inequalities(self):
         """``A t − b ≤ 0`` (see :meth:`IndexSet.inequalities`)."""
@@ -371,16 +367,16 @@ class Budget(Polytope):
         """The feasible auxiliary variables ``|t − c| / r`` of :meth:`nlp`."""
         return np.abs(t - self.center) / self.radius
 
-    def worst_case(self, differences, block):
-        """``Γ λ_k + Σ_i μ_ki`` with ``λ_k + μ_ki ≥ |Δ_ki|``, λ, μ ≥ 0: the dual of
-        ``max Δ_kᵀz`` over the budget set in the frame of the radii (see
-        :meth:`IndexSet.worst_case`)."""
-        delta = differences(np.diag(self.radius), block)
-        K = delta.shape[0]
-        lam, mu = cp.Variable(K, nonneg=True), cp.Variable((K, self.dim), nonneg=True)
-        return self.budget * lam + cp.sum(mu, axis=1), [
-            cp.reshape(lam, (K, 1), order="C") @ np.ones((1, self.dim)) + mu >= cp.abs(delta)]
-
+    def conic_form(self):
+        """``w = (t − c)/r`` with ``|w| ≤ u ≤ 1``, ``Σu ≤ Γ`` (u auxiliary; the dual (D) of
+        :mod:`~sipkl.sip.sets.conic` is Bertsimas and Sim's), restated in the frame
+        (see :meth:`IndexSet.conic_form`)."""
+        p, eye, zero = self.dim, np.eye(self.dim), np.zeros((self.dim, self.dim))
+        G = np.vstack([zero, eye, -eye, np.zeros((1, p))])
+        H = np.vstack([eye, -eye, -eye, np.ones((1, p))])
+        h = np.r_[np.ones(p), np.zeros(2 * p), self.budget]
+        return ConicForm(G, h, 3 * p + 1, H=H).in_frame(
+            np.diag(np.diag(self.frame()) / self.radius))
 
     def inequalities(self):
         """None without auxiliary variables: a ``ValueError`` (see

@@ -5,6 +5,7 @@ import numpy as np
 
 from .base import ConvexSet
 from .box import Box
+from .conic import stacked
 from .geometry import nlp_arrays, rounded_up
 
 
@@ -118,15 +119,10 @@ class Product(ConvexSet):
             rows += [_on_block(fun, jac, block, self.dim) for fun, jac in T.inequalities()[2]]
         return self.lower, self.upper, rows
 
-    def worst_case(self, differences, block):
-        """The sum of the blocks' worst cases (see :meth:`IndexSet.worst_case`)."""
-        terms, extra = [], []
-        for T, sub in zip(self.sets, self._blocks):
-            term, more = T.worst_case(differences, block[sub])
-            terms.append(term)
-            extra += more
-        return sum(terms[1:], terms[0]), extra
-
+    def conic_form(self):
+        """The blocks' forms stacked (see :meth:`IndexSet.conic_form`; the frame is block
+        diagonal, the centre the blocks' centres)."""
+        return stacked([T.conic_form() for T in self.sets])
 
     def __repr__(self):
         return f"Product({', '.join(map(repr, self.sets))}{self._name()})"
