@@ -33,8 +33,9 @@ References, independent of all four: the same LP with every robust constraint wr
 every vertex of its polytope (box corners; 0 and size·eᵢ of a simplex; c + r∘z of a budget
 set, z with ⌊Γ⌋ entries ±1 and one ±(Γ − ⌊Γ⌋); a general polytope by solving every p-subset
 of its rows and keeping the feasible points), a ball or ellipsoid {c + P u : ‖u‖ ≤ 1} by its
-closed form cᵀMx + ‖PᵀMx‖₂ (a product: the sum over its blocks), solved by cvxpy
-with CLARABEL at tight tolerances. Reported for each tool: the median time of ``--repeats``
+closed form cᵀMx + ‖PᵀMx‖₂ (a product: the sum over its blocks), solved by SciPy's HiGHS
+(dual simplex: a vertex, exact to round-off) where no ball or ellipsoid makes it conic, else
+by cvxpy with CLARABEL at tight tolerances. Reported for each tool: the median time of ``--repeats``
 runs (model building included; the tools take turns, each run after a garbage
 collection), the error |f − f_ref| / max(1, |f_ref|), and the violation
 at its x: the exact worst case max_t g(x, t) of every robust constraint, by the same vertices
@@ -249,15 +250,24 @@ def worst_case(r: Robust, V, ellipsoids, x, norm):
 
 
 def reference(pb: Problem):
-    x = cp.Variable(len(pb.c))
     parts = [worst_parts(s) for s in pb.sets]
+    rows = sum(len(parts[r.k][0]) for r in pb.robust)
+    if not pb.conic:  # the vertex LP by HiGHS's dual simplex: a vertex, exact to round-off
+        A = np.vstack([r.a + parts[r.k][0] @ r.M for r in pb.robust])
+        b = np.concatenate([np.full(len(parts[r.k][0]), r.b) for r in pb.robust])
+        result = linprog(-pb.c if pb.maximize else pb.c, A_ub=A, b_ub=b, A_eq=pb.A_eq,
+                         b_eq=pb.b_eq, bounds=np.column_stack([pb.lb, pb.ub]), method="highs",
+                         options={"primal_feasibility_tolerance": 1e-10,
+                                  "dual_feasibility_tolerance": 1e-10})
+        assert result.status == 0, result.message
+        return float(pb.c @ result.x), f"rows: {rows}"
+    x = cp.Variable(len(pb.c))
     cons = [con for con in finite_cvxpy(pb, x)]
     for r in pb.robust:
         value, norms = worst_case(r, *parts[r.k], x, lambda v: cp.norm(v, 2))
         cons.append(value + norms <= 0)
     problem = cp.Problem((cp.Maximize if pb.maximize else cp.Minimize)(pb.c @ x), cons)
     problem.solve(solver="CLARABEL", **TIGHT)
-    rows = sum(len(parts[r.k][0]) for r in pb.robust)
     normed = sum(len(parts[r.k][0]) for r in pb.robust if parts[r.k][1])
     return problem.value, f"rows: {rows}" + (f", {normed} with ‖·‖₂" if normed else "")
 

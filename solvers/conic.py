@@ -25,7 +25,7 @@ HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolera
 
 #: the size (rows × columns) up to which linprog gets the LP's matrix dense: its own
 #: checks of a small sparse matrix cost more than the solve
-DENSE_ENTRIES = 250_000
+DENSE_ENTRIES = 20_000
 
 #: linprog's status codes and Clarabel's statuses, normalized
 _LINPROG = {0: Status.OPTIMAL, 1: Status.ITERATION_LIMIT, 2: Status.INFEASIBLE,
@@ -48,30 +48,44 @@ class ConicSolution:
     value: float = None
 
 
-def solve_conic_data(c, A, b, zero: int, nonneg: int, cones=(), *, tight: bool = False,
-                     simplex: bool = True) -> ConicSolution:
+def solve_conic_data(c, A, b, zero: int, nonneg: int, cones=(), *, signs=None,
+                     tight: bool = False, simplex: bool = True) -> ConicSolution:
     """Solve the program of the module docstring (``A`` dense or sparse, its rows in the
-    cones' order): HiGHS where ``cones`` is empty (and ``simplex``), else Clarabel — with
-    ``tight``, first at the tolerances of :data:`~sipkl.solvers.cvx.TIGHT`, then at its
+    cones' order) with, where ``signs`` is given, v_i ≥ 0 where ``signs[i] > 0`` and v_i ≤ 0
+    where ``signs[i] < 0`` (bounds for HiGHS, rows of the orthant for Clarabel, whose duals
+    are not returned): HiGHS where ``cones`` is empty (and ``simplex``), else Clarabel —
+    with ``tight``, first at the tolerances of :data:`~sipkl.solvers.cvx.TIGHT`, then at its
     defaults."""
     A = sp.csc_matrix(A)
     c, b = np.asarray(c, dtype=float), np.asarray(b, dtype=float)
+    signs = np.zeros(len(c)) if signs is None else np.asarray(signs, dtype=float)
     if simplex and not cones:
-        return _highs(c, A, b, zero)
-    solution = _clarabel(c, A, b, zero, nonneg, cones, TIGHT["CLARABEL"] if tight else {})
+        return _highs(c, A, b, zero, signs)
+    # the signs as rows −s_i v_i ≤ 0 after the orthant's rows
+    signed = np.flatnonzero(signs)
+    rows = sp.csc_matrix((-np.sign(signs[signed]), (np.arange(signed.size), signed)),
+                         (signed.size, len(c)))
+    end = zero + nonneg
+    A = sp.vstack([A[:end], rows, A[end:]]).tocsc()
+    b = np.concatenate([b[:end], np.zeros(signed.size), b[end:]])
+    solution = _clarabel(c, A, b, zero, nonneg + signed.size, cones,
+                         TIGHT["CLARABEL"] if tight else {})
     if tight and solution.status is not Status.OPTIMAL:
-        again = _clarabel(c, A, b, zero, nonneg, cones, {})
+        again = _clarabel(c, A, b, zero, nonneg + signed.size, cones, {})
         again.attempts = solution.attempts + again.attempts
         solution = again
+    if solution.z is not None:
+        solution.z = np.delete(solution.z, np.arange(end, end + signed.size))
     return solution
 
 
-def _highs(c, A, b, zero: int) -> ConicSolution:
+def _highs(c, A, b, zero: int, signs) -> ConicSolution:
     start = time.perf_counter()
     if A.shape[0] * A.shape[1] <= DENSE_ENTRIES:  # linprog takes dense data faster
         A = A.toarray()
+    bounds = np.column_stack([np.where(signs > 0, 0.0, -np.inf), np.where(signs < 0, 0.0, np.inf)])
     result = linprog(c, A_ub=A[zero:], b_ub=b[zero:], A_eq=A[:zero] if zero else None,
-                     b_eq=b[:zero] if zero else None, bounds=(None, None), method="highs",
+                     b_eq=b[:zero] if zero else None, bounds=bounds, method="highs",
                      options=HIGHS_OPTIONS)
     status = _LINPROG.get(result.status, Status.SOLVER_ERROR)
     attempts = [Attempt("HIGHS", status, f"linprog: {result.message}",

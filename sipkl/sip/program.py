@@ -737,7 +737,8 @@ class SemiInfiniteProgram(ProgramBase):
             counterparts = oracle is None
         self.master.counterparts = affine_counterparts(self.semi_infinite, skip={
             j for j, L in enumerate(constants) if L is not None},
-            weights=self.master.scale_weights) if counterparts else []
+            weights=self.master.scale_weights, references=self.master.references) \
+            if counterparts else []
         exact = self.master.imposed
         # every constraint imposed exactly: the first master is the answer, solved tightly
         self.master.tight = len(exact) == len(self.semi_infinite)

@@ -92,22 +92,41 @@ def robust_counterpart(constraint: SemiInfiniteConstraint, weight=1.0) -> list:
     form = _NumericForm.of(constraint)
     if form is None:
         return _expression_counterpart(constraint, weight)
-    return _stacked([form], [weight])[0]
+    return _stacked(AffineRows.of([form], [weight]))
 
 
-@dataclass
 class Counterpart:
     """The cvxpy ``constraints`` that impose the semi-infinite constraints ``members`` (their
-    positions in the program) exactly: ``constraints[0]`` is their vector inequality, whose
-    k-th entry — and its dual, the multiplier — is member k's."""
+    positions in the program; ``imposed``: the constraints themselves) exactly:
+    ``constraints[0]`` is their vector inequality, whose k-th entry — and its dual, the
+    multiplier — is member k's. Where g has numeric coefficients, ``rows`` is the
+    counterpart as numbers (:class:`AffineRows`) and the cvxpy constraints are built from
+    them at their first use (a master that solves the numbers never asks for them)."""
 
-    members: list
-    constraints: list
-    #: the semi-infinite constraints of the members, in their order
-    imposed: list
-    #: their :class:`AffineRows` (the counterpart as numbers), where g has numeric
-    #: coefficients (``None`` for one built from g's expressions)
-    rows: "AffineRows" = None
+    def __init__(self, members: list, imposed: list, rows: "AffineRows" = None,
+                 constraints: list = None):
+        self.members, self.imposed, self.rows = members, imposed, rows
+        self._constraints, self._dual = constraints, None
+
+    @property
+    def constraints(self) -> list:
+        if self._constraints is None:
+            self._constraints = _stacked(self.rows)
+        return self._constraints
+
+    @property
+    def dual(self):
+        """The duals of the vector inequality's entries at the last solve (``None`` before
+        one, or where the solver gave none)."""
+        return self._dual if self._constraints is None else self._constraints[0].dual_value
+
+    def save_dual(self, value) -> None:
+        """Keep the duals of a solve of the counterpart as numbers (in its vector inequality
+        where that is built)."""
+        if self._constraints is None:
+            self._dual = np.asarray(value, dtype=float)
+        else:
+            self._constraints[0].save_dual_value(value)
 
     def alone(self, j: int) -> list:
         """The counterpart of the member at position ``j`` by itself (weight 1): what the
@@ -115,7 +134,8 @@ class Counterpart:
         return robust_counterpart(self.imposed[self.members.index(j)])
 
 
-def affine_counterparts(semi_infinite, skip=(), weights=None) -> list[Counterpart]:
+def affine_counterparts(semi_infinite, skip=(), weights=None,
+                        references=None) -> list[Counterpart]:
     """The :class:`Counterpart` of each constraint ``c_j`` (by position, those in ``skip``
     aside) over a continuous index set that has a conic form and whose g passes the
     affinity checks of :func:`robust_counterpart`, in the units of its weight
@@ -125,17 +145,20 @@ def affine_counterparts(semi_infinite, skip=(), weights=None) -> list[Counterpar
     imposes the others by these). The constraints over one index set (copies of one
     :attr:`~sipkl.sip.sets.base.IndexSet.origin`) whose g has numeric coefficients share a
     counterpart: one vector inequality and one set of dual variables for all of them (K rows
-    of a robust LP over one polytope are one matrix constraint, not K)."""
+    of a robust LP over one polytope are one matrix constraint, not K). ``references``:
+    per constraint, ``(t, expressions)`` with g's cvxpy expressions at a point t, which the
+    numeric form uses where t is the set's centre (the master's, built once)."""
     found, groups, chords_by_set = [], {}, {}
     for j, constraint in enumerate(semi_infinite):
         if j in skip or constraint.T.finite:
             continue
         weight = 1.0 if weights is None else weights[j]
         try:
-            form = _NumericForm.of(constraint, chords_by_set)
+            form = _NumericForm.of(constraint, chords_by_set,
+                                   None if references is None else references[j])
             if form is None:
-                found.append(Counterpart([j], _expression_counterpart(constraint, weight),
-                                         [constraint]))
+                found.append(Counterpart([j], [constraint], constraints=_expression_counterpart(
+                    constraint, weight)))
             else:
                 groups.setdefault(id(constraint.T.origin), []).append((j, form, weight))
         except ValueError:
@@ -143,9 +166,8 @@ def affine_counterparts(semi_infinite, skip=(), weights=None) -> list[Counterpar
     for group in groups.values():
         members, forms, weights_k = map(list, zip(*group))
         try:
-            constraints, rows = _stacked(forms, weights_k)
-            found.append(Counterpart(members, constraints, [form.constraint for form in forms],
-                                     rows))
+            found.append(Counterpart(members, [form.constraint for form in forms],
+                                     AffineRows.of(forms, weights_k)))
         except ValueError:  # a set without a conic form
             continue
     return sorted(found, key=lambda counterpart: counterpart.members[0])
@@ -223,20 +245,19 @@ class AffineRows:
                    (o[:, 1:] - o[:, :1]).ravel(), _checked_form(T), list(weights))
 
 
-def _stacked(forms, weights) -> tuple[list, AffineRows]:
-    """The counterpart of K constraints over one index set from their numeric forms
-    (:class:`_NumericForm`) and weights: w_k·(g_k(x, c) + max_z Δ_k(x)ᵀz) ≤ 0 as one vector
-    inequality, Δ the K × p matrix of the rows w_k·Δ_k(x) (the variables of all K stacked
-    once); the cvxpy constraints and their :class:`AffineRows`."""
-    rows = AffineRows.of(forms, weights)
+def _stacked(rows: AffineRows) -> list:
+    """The cvxpy constraints of K constraints over one index set from their numbers
+    (:class:`AffineRows`): w_k·(g_k(x, c) + max_z Δ_k(x)ᵀz) ≤ 0 as one vector inequality,
+    Δ the K × p matrix of the rows w_k·Δ_k(x) (the variables of all K stacked once), the
+    maximum by the dual (D) of :func:`_dual`."""
     flat = [v if v.ndim == 1 else cp.reshape(v, (v.size,), order="F") for v in rows.variables]
     vector = flat[0] if len(flat) == 1 else cp.hstack(flat)
-    K, p = len(forms), forms[0].constraint.T.dim
-    at_centre = cp.multiply(_repeated(weights, 1), rows.C @ vector + rows.o)
-    delta = cp.reshape(cp.multiply(_repeated(weights, p), rows.D @ vector + rows.d), (K, p),
-                       order="C")
+    K, p = len(rows.C), rows.form.G.shape[1]
+    at_centre = cp.multiply(_repeated(rows.weights, 1), rows.C @ vector + rows.o)
+    delta = cp.reshape(cp.multiply(_repeated(rows.weights, p), rows.D @ vector + rows.d),
+                       (K, p), order="C")
     worst, extra = _dual(rows.form, delta)
-    return [at_centre + worst <= 0] + extra, rows
+    return [at_centre + worst <= 0] + extra
 
 
 def _checked_form(T) -> ConicForm:
@@ -331,6 +352,21 @@ def _check_chords(constraint, points, lam, values, sizes, rtol=AFFINE_RTOL) -> b
     return bool(finite.any())
 
 
+def _check_model(constraint, points, values, model, sizes) -> None:
+    """A ``ValueError`` where g's ``values`` at the frame's ``points`` (at one sampled x)
+    differ from its affine model in x (``model``, from the coefficients) by more than
+    ``AFFINE_RTOL`` times ``sizes`` (Σ|terms|): g is not affine in x there."""
+    gap = np.abs(values - model)
+    broken = np.flatnonzero(gap > AFFINE_RTOL * sizes)
+    if broken.size:
+        i = broken[0]
+        raise ValueError(
+            f"robust_counterpart: g of constraint {constraint.name!r} is not affine in x at "
+            f"t = {points[i].tolist()}: g(x, t) differs from its affine model by {gap[i]:.6g} "
+            "(x sampled); write g as a(x) + B(x)t with a and B affine, or solve it by the "
+            "exchange method, SemiInfiniteProgram")
+
+
 def _values(constraint, points, weight=1.0) -> list:
     """w·g(x, t) at the rows of ``points`` as a list of scalar cvxpy expressions (w the
     ``weight``)."""
@@ -345,48 +381,57 @@ class _NumericForm:
     coefficients at the points the counterpart needs (T's centre c and c + F e_i) found
     by evaluating g at numeric x (``x = 0`` and each unit vector: n + 1 calls of g, each
     at all the points), the numbers cvxpy would find in g's expression trees. The
-    counterpart is then a few matrix expressions, which cvxpy compiles in a fraction of the
-    time of g's trees at every point. A g far from affine in t is refused first, at one
-    sampled x (``PRESCREEN_RTOL``); then g is checked on the same chords of T as by
-    :func:`_check_affine_in_t`, at the same sampled x (numbers, here): affine in t along
-    them to ``AFFINE_RTOL`` of Σ|terms| = ``|C(t)|·|x| + |o(t)|``. (A g affine in t for every
-    x and affine in x at the p + 1 points is affine in x everywhere: an affine combination
-    of those points' values.)
+    counterpart is then a few matrix expressions, or numbers a conic solver takes as they
+    are. A g far from affine in t is refused first, at one sampled x (``PRESCREEN_RTOL``);
+    then g is checked at the same sampled x as by :func:`_check_affine_in_t` (numbers,
+    here): affine in t along the same chords of T, and equal to its model C(t)·x + o(t) at
+    the p + 1 points, both to ``AFFINE_RTOL`` of Σ|terms| = ``|C(t)|·|x| + |o(t)|`` (g
+    affine in t along the chords and equal to the model at p + 1 affinely independent
+    points is the model at every t — at the sampled x: checks on samples, as affinity in t
+    is).
 
     :meth:`of` makes one where it applies: x a cvxpy Variable or a tuple of them, g's
-    expressions at those points affine in x, and g closing over no other variable nor over
-    a parameter without a value (its numbers are then those of the variables alone; a
-    parameter's value is read when the counterpart is built, as
+    expression at the centre affine in x (cvxpy's DCP analysis), and g closing over no
+    other variable nor over a parameter without a value (its numbers are then those of the
+    variables alone; a parameter's value is read when the counterpart is built, as
     :meth:`~sipkl.sip.SemiInfiniteProgram.solve` does at each call)."""
 
     def __init__(self, constraint, variables, points, chord_points, lam):
         self.constraint, self.variables = constraint, variables
         self.sizes = [v.size for v in variables]
         draws = np.random.default_rng(0).uniform(0.5, 1.5, (AFFINE_DRAWS, sum(self.sizes)))
-        first = constraint.values(self._point(draws[0]), chord_points)
+        checked = np.vstack([points, chord_points])
+        first = constraint.values(self._point(draws[0]), checked)
+        on_chords = slice(len(points), None)
         # a g far from affine in t is refused at one x, before the n + 1 calls below
-        _check_chords(constraint, chord_points, lam, first, np.abs(first), PRESCREEN_RTOL)
-        coefficients, offsets = self._coefficients(np.vstack([points, chord_points]))
+        _check_chords(constraint, chord_points, lam, first[on_chords],
+                      np.abs(first[on_chords]), PRESCREEN_RTOL)
+        coefficients, offsets = self._coefficients(checked)
         self._known = {row.tobytes(): k for k, row in enumerate(points)}
         self._coefficients_at, self._offsets_at = coefficients[:len(points)], offsets[:len(points)]
-        on_chords = slice(len(points), None)
         for k, x in enumerate(draws):
-            values = first if k == 0 else constraint.values(self._point(x), chord_points)
-            _check_chords(constraint, chord_points, lam, values,
-                          np.abs(coefficients[on_chords]) @ x + np.abs(offsets[on_chords]))
+            values = first if k == 0 else constraint.values(self._point(x), checked)
+            sizes = np.abs(coefficients) @ x + np.abs(offsets)
+            _check_chords(constraint, chord_points, lam, values[on_chords], sizes[on_chords])
+            _check_model(constraint, points, values[:len(points)],
+                         coefficients[:len(points)] @ x + offsets[:len(points)],
+                         sizes[:len(points)])
 
     @classmethod
-    def of(cls, constraint, chords_by_set=None):
+    def of(cls, constraint, chords_by_set=None, reference=None):
         """The numeric form of ``constraint``'s g, or ``None`` where it does not apply
         (``chords_by_set``: a dict that keeps the chords of each index set's origin for the
-        other constraints over it)."""
+        other constraints over it; ``reference``: ``(t, expressions)``, g's cvxpy
+        expressions at a point t, which are used where t is the set's centre)."""
         xs = constraint.x if isinstance(constraint.x, (tuple, list)) else (constraint.x,)
         if not all(isinstance(v, cp.Variable) for v in xs):
             return None
         T = constraint.T
-        points = _shifted(T.centre(), T.frame())
+        centre = T.centre()
+        if reference is None or not np.array_equal(reference[0], centre):
+            reference = (centre, constraint.expressions(centre[None]))
         ids = {v.id for v in xs}
-        for e in constraint.expressions(points):
+        for e in reference[1]:
             if not e.is_affine() or any(v.id not in ids for v in e.variables()) \
                     or any(q.value is None for q in e.parameters()):
                 return None
@@ -394,12 +439,15 @@ class _NumericForm:
         if id(T.origin) not in cache:
             cache[id(T.origin)] = chords(T.from_cube, T.dim, AFFINE_CHORDS)
         try:
-            return cls(constraint, list(xs), points, *cache[id(T.origin)])
+            return cls(constraint, list(xs), _shifted(centre, T.frame()), *cache[id(T.origin)])
         except NonFiniteValue:  # the expressions' own check says why
             return None
 
     def _point(self, flat) -> object:
         """The numeric x (g's structure) whose stacked entries are ``flat``."""
+        if len(self.variables) == 1 and not isinstance(self.constraint.x, (tuple, list)):
+            v = self.variables[0]
+            return flat.reshape(v.shape, order="F") if v.ndim else float(flat[0])
         parts = np.split(flat, np.cumsum(self.sizes)[:-1])
         values = [part.reshape(v.shape, order="F") if v.ndim else float(part[0])
                   for part, v in zip(parts, self.variables)]

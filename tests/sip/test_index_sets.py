@@ -772,6 +772,20 @@ def test_a_g_affine_in_x_only_at_the_frame_points_is_refused():
     assert affine_counterparts([row]) == []
 
 
+def test_a_g_affine_in_x_only_at_the_centre_is_refused():
+    """t₁‖x‖² + tᵀx − 1 over a box centred at 0: affine in t for every x, and affine in x at
+    the centre (as cvxpy sees it), but not at c + F e_1, where the coefficients from n + 1
+    evaluations would make a wrong counterpart. Refused (g differs from its affine model
+    at a frame point, at the sampled x), and the program leaves it to the exchange method,
+    which solves it."""
+    x = cp.Variable(2)
+    row = SemiInfiniteConstraint(lambda x, t: t[0] * cp.sum_squares(x) + t @ x - 1.0, x,
+                                 Box([-1.0, -1.0], [1.0, 1.0]), name="row")
+    with pytest.raises(ValueError, match="g of constraint 'row' is not affine in x at"):
+        robust_counterpart(row)
+    assert affine_counterparts([row]) == []
+
+
 def test_counterpart_of_a_variable_passed_twice():
     """x = (y, y): tᵀy + Σy − 1 ≤ 0 on [−1, 1]² is ‖y‖₁ + Σy ≤ 1 (by hand); each copy's
     coefficients count, summed."""

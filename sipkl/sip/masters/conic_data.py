@@ -26,9 +26,9 @@ from cvxpy.constraints import Equality, Inequality
 
 from ...solvers.conic import solve_conic_data
 
-#: the variable attributes the numbers keep (as rows x ≥ 0 or x ≤ 0); any other sends the
-#: master to cvxpy
-_SIGNS = {"nonneg": -1.0, "nonpos": 1.0}
+#: the variable attributes the numbers keep (x ≥ 0: 1, x ≤ 0: −1, bounds of the solver);
+#: any other sends the master to cvxpy
+_SIGNS = {"nonneg": 1.0, "nonpos": -1.0}
 
 
 class ConicDataMaster:
@@ -81,14 +81,12 @@ class ConicDataMaster:
         for con, A, a in self.finite:
             blocks["zero" if isinstance(con, Equality) else "nonneg"].append(
                 (con, _entries(A), -a))
-        signed = np.flatnonzero(self.signs)
-        if signed.size:
-            blocks["nonneg"].append((None, (np.arange(signed.size), signed,
-                                            self.signs[signed]), np.zeros(signed.size)))
-        columns, cones = self.n, []
+        columns, cones, signs = self.n, [], [self.signs]
         for counterpart in self.counterparts:
             cones += self._counterpart_rows(counterpart, columns, blocks)
-            columns += len(counterpart.rows.C) * counterpart.rows.form.rows
+            form, K = counterpart.rows.form, len(counterpart.rows.C)
+            signs.append(np.tile(np.arange(form.rows) < form.nonneg, K).astype(float))
+            columns += K * form.rows
         rows, cols, vals, rhs, owners = [], [], [], [], []
         for cone in ("zero", "nonneg", "soc"):
             for owner, (i, j, v), b in blocks[cone]:
@@ -105,8 +103,8 @@ class ConicDataMaster:
         objective[:self.n] = self.sense * inverse_objective_scale * self.c
         solution = solve_conic_data(
             objective, A, b, sum(len(r) for _, _, r in blocks["zero"]),
-            sum(len(r) for _, _, r in blocks["nonneg"]), cones, tight=tight and not rough,
-            simplex=not rough)
+            sum(len(r) for _, _, r in blocks["nonneg"]), cones, signs=np.concatenate(signs),
+            tight=tight and not rough, simplex=not rough)
         if solution.v is None:
             return solution.status, solution.attempts, None
         self._save(solution, owners)
@@ -138,11 +136,8 @@ class ConicDataMaster:
                                wp * data.d))
         if form.H.shape[1]:
             blocks["zero"].append((None, y(form.H.T), np.zeros(K * form.H.shape[1])))
-        blocks["nonneg"].append((counterpart.constraints[0],
+        blocks["nonneg"].append((counterpart,
                                  _joined(x(w[:, None] * data.C), y(form.h[None])), -w * data.o))
-        if form.nonneg:
-            i, j, v = y(np.eye(r)[:form.nonneg])
-            blocks["nonneg"].append((None, (i, j, -v), np.zeros(K * form.nonneg)))
         if form.cones:
             i, j, v = y(np.eye(r)[form.nonneg:])
             blocks["soc"].append((None, (i, j, -v), np.zeros(K * (r - form.nonneg))))
@@ -163,10 +158,12 @@ class ConicDataMaster:
                          if v.ndim else solution.v[start])
             start += v.size
         for owner, first, count in order:
-            if owner is not None:
-                dual = solution.z[first:first + count]
+            dual = solution.z[first:first + count]
+            if isinstance(owner, cp.Constraint):
                 owner.save_dual_value(dual.reshape(owner.shape, order="F") if owner.shape
                                       else dual[0])
+            elif owner is not None:  # a counterpart
+                owner.save_dual(dual)
 
 
 def _entries(M) -> tuple:
@@ -183,29 +180,34 @@ def _joined(*parts) -> tuple:
 
 def _affine_numbers(exprs, variables, signs):
     """For each affine expression, ``(A, a)`` with vec(expr) = A x + a (x the variables'
-    entries stacked), from its values at x = 0 and at each (signed) unit vector; ``None``
-    where a number is not finite. The variables' values are restored."""
-    sizes = [v.size for v in variables]
-    n = sum(sizes)
-    direction = np.repeat([-1.0 if s > 0 else 1.0 for s in signs], sizes)  # inside the sign
+    entries stacked), from its values at x = 0 and at each (signed) unit vector of the
+    variables it has; ``None`` where a number is not finite. The variables' values are
+    restored."""
     saved = [v.value for v in variables]
+    offsets = np.cumsum([0] + [v.size for v in variables])
+    has = [{v.id for v in e.variables()} for e in exprs]
 
-    def values_at(flat):
-        for v, part in zip(variables, np.split(flat, np.cumsum(sizes)[:-1])):
-            v.value = part.reshape(v.shape, order="F") if v.ndim else float(part[0])
-        return [np.ravel(np.asarray(e.value, dtype=float), order="F") for e in exprs]
+    def values(which):
+        return [np.ravel(np.asarray(exprs[i].value, dtype=float), order="F") for i in which]
 
-    try:
-        base = values_at(np.zeros(n))
-        columns = [values_at(direction[k] * np.eye(n)[k]) for k in range(n)]
+    try:  # (points inside the variables' signs: no check of their values)
+        for v in variables:
+            v.save_value(np.zeros(v.shape) if v.ndim else 0.0)
+        base = values(range(len(exprs)))
+        A = [np.zeros((len(b), offsets[-1])) for b in base]
+        for v, start, sign in zip(variables, offsets, signs):
+            which = [i for i in range(len(exprs)) if v.id in has[i]]
+            direction = -1.0 if sign < 0 else 1.0
+            for k in range(v.size if which else 0):
+                unit = np.zeros(v.size)
+                unit[k] = direction
+                v.save_value(unit.reshape(v.shape, order="F") if v.ndim else unit[0])
+                for i, column in zip(which, values(which)):
+                    A[i][:, start + k] = (column - base[i]) * direction
+            v.save_value(np.zeros(v.shape) if v.ndim else 0.0)
     finally:
         for v, value in zip(variables, saved):
-            v.value = value
-    numbers = []
-    for i, offset in enumerate(base):
-        A = np.column_stack([(col[i] - offset) * direction[k] for k, col in enumerate(columns)]) \
-            if n else np.zeros((len(offset), 0))
-        if not (np.all(np.isfinite(A)) and np.all(np.isfinite(offset))):
-            return None
-        numbers.append((A, offset))
-    return numbers
+            v.save_value(value)
+    if not all(np.all(np.isfinite(a)) and np.all(np.isfinite(b)) for a, b in zip(A, base)):
+        return None
+    return list(zip(A, base))

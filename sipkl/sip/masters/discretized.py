@@ -128,10 +128,13 @@ class DiscretizedMaster(IndexPointMaster):
         #: program for a run whose first master is its answer)
         self.tight = False
         self.solvers = check_solvers(solvers)
-        # g_j at t_0, the first of T_j.initial_points: a scale where T_j^(k) is empty
-        self._references = [c.expressions(c.T.initial_points(1)) for c in self.semi_infinite]
+        #: g_j's expressions at t_0, the first of T_j.initial_points (the centre of a box or a
+        #: convex set): a scale where T_j^(k) is empty, and the numeric form's check of g_j
+        #: at the centre (:func:`~sipkl.sip.robust.affine_counterparts`)
+        self.references = [(c.T.initial_points(1)[0], c.expressions(c.T.initial_points(1)))
+                           for c in self.semi_infinite]
         self.variables = cp.Problem(objective, self.constraints + [
-            e <= 0 for exprs in self._references for e in exprs]).variables()
+            e <= 0 for _, exprs in self.references for e in exprs]).variables()
         self.n_variables = sum(v.size for v in self.variables)
         # 1/σ_f and 1/s_j in the problem of a run's first pair of solves
         self._inverse_objective_scale = cp.Parameter(nonneg=True, value=1.0)
@@ -178,7 +181,7 @@ class DiscretizedMaster(IndexPointMaster):
         inequality (of w_j·g_j, w_j = 1/s_j) times σ_f·w_j (``None`` without a dual)."""
         found = {}
         for counterpart in self.counterparts:
-            dual = counterpart.constraints[0].dual_value
+            dual = counterpart.dual
             for k, j in enumerate(counterpart.members):
                 found[j] = None if dual is None else float(np.ravel(dual)[k]) \
                     * objective_scale * float(self._inverse_scales[j].value)
@@ -228,31 +231,38 @@ class DiscretizedMaster(IndexPointMaster):
         expressions = [sic.expressions(p) if len(p) else [] for sic, p in zip(
             self.semi_infinite, self.points(columns, groups))]
         if self._scales is not None:
-            return self._solve(columns, groups, self._build(expressions, False))
+            return self._solve(columns, groups, expressions,
+                               lambda: self._build(expressions, False))
         # a run's first solve: unscaled, for the scales, then again in them
         self._objective_scale, self._scales = 1.0, np.ones(len(self.semi_infinite))
         shared = self._build(expressions, True) if self.reuse_first and not (
             not columns and self.conic_data()) else None
         if shared is not None and not shared[0].is_dpp():  # the user's parameters in products
             shared = None
-        first = self._solve(columns, groups, shared or self._build(expressions, False),
-                            rough=True)
+
+        def build():
+            return shared or self._build(expressions, False)
+        first = self._solve(columns, groups, expressions, build, rough=True)
         if first.price is None:
             return first
-        return self._solve(columns, groups, shared or self._build(expressions, False))
+        return self._solve(columns, groups, expressions, build)
 
-    def _solve(self, columns: Sequence[Column], groups, built, rough=False) -> MasterSolution:
-        """Solve ``built`` (:meth:`_build`) in the current scales, then take the scales of
-        this solution (``rough``: a solve for the scales alone, which the master as numbers
-        leaves to an interior point at its default tolerances, an LP included)."""
-        problem, imposed, expressions = built
+    def _solve(self, columns: Sequence[Column], groups, expressions, build,
+               rough=False) -> MasterSolution:
+        """Solve the master over ``expressions`` in the current scales — as numbers where it
+        is of their kind (:meth:`conic_data`), else the problem ``build()`` makes
+        (:meth:`_build`) — then take the scales of this solution (``rough``: a solve for the
+        scales alone, which the master as numbers leaves to an interior point at its default
+        tolerances, an LP included)."""
         self._inverse_objective_scale.value = 1.0 / self._objective_scale
         for parameter, scale in zip(self._inverse_scales, self._scales):
             parameter.value = 1.0 / scale
         data = None if columns else self.conic_data()
         status, attempts, value = data.solve(1.0 / self._objective_scale, self.tight, rough) \
             if data else (None, [], None)
+        imposed = [None] * len(self.semi_infinite)
         if status is not Status.OPTIMAL:  # cvxpy's compilation, and its fallbacks
+            problem, imposed, _ = build()
             solve = solve_tightly if self.tight else solve_cvxpy
             status, more = solve(problem, self.solvers)
             attempts, value = attempts + more, problem.value
@@ -264,9 +274,9 @@ class DiscretizedMaster(IndexPointMaster):
                 duals = np.clip(np.ravel(constraint.dual_value), 0.0, None)
                 weights[group] = duals * self._objective_scale / scale
         price = [ConstraintPrice(sic.x_value(), positive_scale(float(np.max(
-                     sic.magnitudes(list(exprs) + reference)))))
+                     sic.magnitudes(list(exprs) + reference[1])))))
                  for sic, exprs, reference in zip(self.semi_infinite, expressions,
-                                                  self._references)]
+                                                  self.references)]
         relative = np.zeros(len(columns))  # g_j(x_k, t) / s_j at the index points
         for group, exprs, p in zip(groups, expressions, price):
             if exprs:

@@ -211,7 +211,8 @@ class ConvexSet(IndexSet):
     def initial_points(self, n: int) -> np.ndarray:
         """``n`` deterministic distinct points of the set: the centre, the extremes
         (maximizers of t_1, −t_1, t_2, …), then radial images of a Halton sequence."""
-        n = max(n, 1)
+        if n <= 1:
+            return self._centre[None].copy()
         points = np.vstack([self._centre[None], self.extremes()])
         kept = [0]  # the extremes of a polytope may coincide (a vertex extreme in two ways)
         for k in range(1, len(points)):
