@@ -844,3 +844,35 @@ def test_master_as_numbers_equals_cvxpys(kind):
     exact = robust_program(objective, rows, finite)
     exact.solve(solver="CLARABEL")
     np.testing.assert_allclose(numbers[0], exact.value, rtol=1e-9)
+
+
+def test_conic_form_of_an_intersection_with_an_ellipsoid():
+    """An ellipsoid cut by a box and a half-space (a SmoothSet) states the conic form of its
+    parts in its own frame: its support equals max vᵀt over the same inequalities written
+    directly in cvxpy, and a robust LP over it, imposed by that counterpart, equals the same
+    LP solved by the exchange method (counterparts=False), which never uses the form."""
+    P = np.array([[1.0, 0.3], [0.0, 0.6]])
+    T = Intersection(Ellipsoid([0.2, 0.1], P), Box([-0.5, -1.0], [1.0, 0.4]),
+                     ([[1.0, 1.0]], [0.8]))
+    form = T.conic_form()
+    c, F = T.centre(), T.frame()
+    z, u = cp.Variable(2), cp.Variable(max(form.H.shape[1], 1))
+    s = form.h - form.G @ z - (form.H @ u[:form.H.shape[1]] if form.H.shape[1] else 0)
+    cones = [s[:form.nonneg] >= 0] + [cp.SOC(s[a], s[a + 1:a + q])
+                                      for a, q in zip(form.cone_starts(), form.cones)]
+    t = cp.Variable(2)
+    direct = [cp.norm(np.linalg.inv(P) @ (t - [0.2, 0.1])) <= 1, t >= [-0.5, -1.0],
+              t <= [1.0, 0.4], t[0] + t[1] <= 0.8]
+    for v in np.random.default_rng(2).normal(size=(5, 2)):
+        via_form = cp.Problem(cp.Maximize(v @ (c + F @ z)), cones).solve(solver="CLARABEL")
+        by_hand = cp.Problem(cp.Maximize(v @ t), direct).solve(solver="CLARABEL")
+        np.testing.assert_allclose(via_form, by_hand, rtol=1e-7, atol=1e-8)
+    x = cp.Variable(2)
+    row = SemiInfiniteConstraint(lambda x, t: (np.array([1.0, 2.0]) + t) @ x - 1.0, x, T,
+                                 vectorized=True)
+    objective = cp.Maximize(x[0] + x[1])
+    exact = SemiInfiniteProgram(objective, [row], [x >= 0]).solve()
+    assert exact.status == "certified_optimal", exact.message
+    exchanged = SemiInfiniteProgram(objective, [row], [x >= 0]).solve(counterparts=False)
+    assert exchanged.success, exchanged.message
+    np.testing.assert_allclose(exact.objective, exchanged.objective, rtol=1e-9)

@@ -17,7 +17,8 @@ A constraint g(x, c + Fz) = g(x, c) + Δ(x)ᵀz ≤ 0 for all z ∈ Z, Δ affine
 g(x, c) + hᵀy ≤ 0 with (D)'s constraints: finitely many conic ones, jointly in (x, y)
 (:mod:`sipkl.sip.robust`). Each set states its own form
 (:meth:`~sipkl.sip.sets.base.IndexSet.conic_form`); a product stacks its blocks'
-(:func:`stacked`).
+(:func:`stacked`), an intersection its parts', restated in its own frame (:func:`moved`,
+:func:`intersected`).
 """
 from __future__ import annotations
 
@@ -69,6 +70,25 @@ class ConicForm:
 def stacked(forms) -> ConicForm:
     """The form of the product Z₁ × Z₂ × … (z and u stacked block by block): G and H block
     diagonal, the orthant rows of every block first, then every block's cones."""
+    return _joined(forms, product=True)
+
+
+def intersected(forms) -> ConicForm:
+    """The form of the intersection Z₁ ∩ Z₂ ∩ … of sets stated in the same coordinates z:
+    G stacked, the auxiliary u side by side (H block diagonal), the orthant rows first."""
+    return _joined(forms, product=False)
+
+
+def moved(form: ConicForm, centre, frame, new_centre, new_frame) -> ConicForm:
+    """``form``, stated for t = c + F z (``centre``, ``frame``), restated for
+    t = c′ + F′z′ (``new_centre``, ``new_frame``): z = F⁻¹(c′ − c) + F⁻¹F′ z′."""
+    M = np.linalg.solve(frame, new_frame)
+    shift = np.linalg.solve(frame, np.asarray(new_centre) - np.asarray(centre))
+    return ConicForm(form.G @ M, form.h - form.G @ shift, form.nonneg, form.cones, form.H)
+
+
+def _joined(forms, product: bool) -> ConicForm:
+    """:func:`stacked` (``product``: z block by block) or :func:`intersected` (z shared)."""
     def rows(form, part):
         cut = slice(0, form.nonneg) if part == 0 else slice(form.nonneg, form.rows)
         return form.G[cut], form.H[cut], form.h[cut]
@@ -78,7 +98,7 @@ def stacked(forms) -> ConicForm:
     for part in (0, 1):
         for k, form in enumerate(forms):
             g_k, h_k, rhs = rows(form, part)
-            G.append(_placed(g_k, k, widths[0]))
+            G.append(_placed(g_k, k, widths[0]) if product else g_k)
             H.append(_placed(h_k, k, widths[1]))
             h.append(rhs)
     return ConicForm(np.vstack(G), np.concatenate(h), sum(f.nonneg for f in forms),
@@ -104,4 +124,4 @@ def unit_ball(p: int) -> ConicForm:
                      (p + 1,))
 
 
-__all__ = ["ConicForm", "cube", "stacked", "unit_ball"]
+__all__ = ["ConicForm", "cube", "intersected", "moved", "stacked", "unit_ball"]

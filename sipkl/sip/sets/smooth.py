@@ -41,6 +41,7 @@ from scipy.optimize import minimize, nnls
 
 from .base import ConvexSet, IndexSet
 from .box import Box
+from .conic import ConicForm, intersected, moved
 from .geometry import (INTERIOR_RTOL, check_interior, chord_gaps, chords, half_spaces,
                        linear_rows, nlp_arrays, rounded_up)
 
@@ -310,6 +311,18 @@ class SmoothSet(ConvexSet):
         """Its own h ≤ 0 in its box (see :meth:`~sipkl.sip.sets.base.IndexSet.inequalities`)."""
         return self.box.lower, self.box.upper, [(self._raw, self.jac)]
 
+    def conic_form(self):
+        """The intersection of its parts' conic forms, each restated in this set's frame
+        (:func:`~sipkl.sip.sets.conic.moved`), where :func:`smooth_intersection` made it of
+        parts that state one (ellipsoids, boxes, polytopes, half-spaces); a ``ValueError``
+        for a set given by its h alone (see :meth:`IndexSet.conic_form`)."""
+        parts = self.__dict__.get("_conic_parts")
+        if parts is None:
+            raise ValueError(f"robust_counterpart: no conic form of {self!r} (a set given by "
+                             "its inequalities h alone)")
+        return intersected([moved(form, centre, frame, self.centre(), self.frame())
+                            for form, centre, frame in parts])
+
     def __repr__(self):
         return (f"SmoothSet({len(self._scales)} inequalities in R^{self.dim}, box "
                 f"{self.box.lower.tolist()} to {self.box.upper.tolist()}{self._name()})")
@@ -321,10 +334,12 @@ def smooth_intersection(parts: list, name: str = None) -> SmoothSet:
     (:meth:`~sipkl.sip.sets.base.IndexSet.inequalities` — a box its bounds, a polytope
     A t − b, an ellipsoid ‖P⁻¹(t − c)‖² − 1, a smooth set its h), over the intersection of
     the bounding boxes."""
-    boxes, blocks = [], []
+    boxes, blocks, forms = [], [], []
     for k, T in enumerate(parts):
         if isinstance(T, tuple) and len(T) == 2:
-            blocks.append(linear_rows(*half_spaces(T, k)))
+            A, b = half_spaces(T, k)
+            blocks.append(linear_rows(A, b))
+            forms.append((ConicForm(A, b, len(b)), np.zeros(A.shape[1]), np.eye(A.shape[1])))
             continue
         if not isinstance(T, IndexSet):
             raise ValueError(f"Intersection: set {k} ({T!r}) is not a Box, a Polytope, an "
@@ -335,6 +350,7 @@ def smooth_intersection(parts: list, name: str = None) -> SmoothSet:
             raise ValueError(f"Intersection: set {k} ({T!r}) {exc}") from None
         boxes.append((lower, upper))
         blocks += rows
+        forms.append(_conic_part(T))
     if not boxes:
         raise ValueError("Intersection: no set bounds the intersection (pairs (A, b) alone "
                          "may be unbounded: add a box)")
@@ -351,13 +367,23 @@ def smooth_intersection(parts: list, name: str = None) -> SmoothSet:
         return np.hstack([np.asarray(fun(t), dtype=float).reshape(len(t), -1)
                           for fun, _ in blocks])
 
-    if any(jac is None for _, jac in blocks):
-        return SmoothSet(h, lower, upper, name=name)
-
     def jac(t):
         return np.concatenate([np.asarray(d(t), dtype=float).reshape(len(t), -1, t.shape[1])
                                for _, d in blocks], axis=1)
-    return SmoothSet(h, lower, upper, jac=jac, name=name)
+    smooth = SmoothSet(h, lower, upper, name=name,
+                       jac=None if any(d is None for _, d in blocks) else jac)
+    if all(form is not None for form in forms):  # its conic form (SmoothSet.conic_form)
+        smooth._conic_parts = forms
+    return smooth
+
+
+def _conic_part(T) -> tuple | None:
+    """``(form, centre, frame)`` of a part with a conic form (:meth:`IndexSet.conic_form`),
+    else ``None``."""
+    try:
+        return T.conic_form(), T.centre(), T.frame()
+    except ValueError:
+        return None
 
 
 __all__ = ["SmoothSet", "smooth_intersection"]
