@@ -5,8 +5,8 @@
 (Clarabel's standard form; Q^q the second-order cone {(s₀, s̄) : ‖s̄‖₂ ≤ s₀}). A program
 with no second-order cone is an LP, solved by HiGHS (SciPy's ``linprog``: a vertex, exact to
 round-off); else by Clarabel (an interior point). The duals z are Clarabel's — c + Aᵀz = 0,
-z in the dual cone — from either solver, and so are the statuses (:class:`Status`): only an
-``optimal`` answer comes with v and z.
+z in the dual cone — from either solver, and so are the statuses (:class:`Status`): an
+``optimal`` answer comes with v and z, and so does Clarabel's ``optimal_inaccurate``.
 """
 from __future__ import annotations
 
@@ -39,8 +39,8 @@ _CLARABEL = {"Solved": Status.OPTIMAL, "AlmostSolved": Status.OPTIMAL_INACCURATE
 
 @dataclass
 class ConicSolution:
-    """The status, the attempts (one per solver call), and where ``optimal`` the primal v,
-    the duals z and the objective cᵀv."""
+    """The status, the attempts (one per solver call), and where ``optimal`` (or Clarabel's
+    ``optimal_inaccurate``) the primal v, the duals z and the objective cᵀv."""
     status: Status
     attempts: list
     v: np.ndarray = None
@@ -115,7 +115,7 @@ def _clarabel(c, A, b, zero: int, nonneg: int, cones, options: dict) -> ConicSol
     status = _CLARABEL.get(name, Status.SOLVER_ERROR)
     attempts = [Attempt("CLARABEL", status, f"Clarabel (conic data): {name}",
                         time.perf_counter() - start)]
-    if status is not Status.OPTIMAL:
+    if status not in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE):
         return ConicSolution(status, attempts)
     v = np.array(result.x)
     return ConicSolution(status, attempts, v, np.array(result.z), float(c @ v))

@@ -140,8 +140,9 @@ def solve_cvxpy(problem: cp.Problem, solvers: Sequence[str] = DEFAULT_SOLVERS, *
         values, duals = inaccurate_values
         for var, val in zip(problem.variables(), values):
             var.value = val
-        for con, val in zip(problem.constraints, duals):
-            con.save_dual_value(val)
+        for con, values in zip(problem.constraints, duals):
+            for dual, value in zip(con.dual_variables, values):
+                dual.save_value(value)
         if warn:
             warnings.warn("cvxpy: only an 'optimal_inaccurate' solution was found "
                           f"({', '.join(a.solver + '=' + a.status.value for a in attempts)})",
@@ -178,4 +179,6 @@ def _installed_solvers() -> frozenset:
 
 
 def _duals(problem: cp.Problem):
-    return [c.dual_value for c in problem.constraints]
+    """Each constraint's dual variables' values (a second-order cone has two: kept as they
+    are, which its ``save_dual_value`` would not take back)."""
+    return [[d.value for d in c.dual_variables] for c in problem.constraints]

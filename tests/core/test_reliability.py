@@ -27,7 +27,7 @@ from sipkl.kernel_learning.masters import HingeMKLNewton, HingeMKLQCQP
 from sipkl.pricing import GridOracle, MultiStartOracle
 from sipkl.persistence import (kernel_from_json, kernel_to_json, load_checkpoint, load_model,
                                save_model)
-from sipkl.solvers import SolverError, Status, ipopt, maximize_box
+from sipkl.solvers import SolverError, Status, ipopt, maximize_box, solve_cvxpy
 from sipkl.kernel_learning.space import KernelSpace
 
 
@@ -542,3 +542,24 @@ def test_default_runs_give_the_same_bits_in_every_call(moons):
     fits = [IKLClassifier(C=10.0, max_iter=5).fit(X, y) for _ in range(2)]
     assert [f.result_.random_state.entropy for f in fits] == [DEFAULT_SEED] * 2  # spawned
     np.testing.assert_array_equal(fits[0].decision_function(X), fits[1].decision_function(X))
+
+
+def test_an_inaccurate_answer_with_a_cone_constraint_is_restored_with_its_duals():
+    """An ``optimal_inaccurate`` answer (Clarabel stopped early at loose reduced
+    tolerances) followed by a solver that fails (SCS after one iteration) is returned with
+    its values and its duals restored — a second-order cone's two dual parts too."""
+    x = cp.Variable(3)
+    cone = cp.SOC(cp.Constant(1.0), x)
+    problem = cp.Problem(cp.Minimize(cp.sum(x)), [cone, cp.norm(x - 1, 2) <= 2])
+    early = {"max_iter": 4, "reduced_tol_gap_abs": 0.1, "reduced_tol_gap_rel": 0.1,
+             "reduced_tol_feas": 0.1, "reduced_tol_ktratio": 0.1}
+    with pytest.warns(UserWarning, match="inaccurate"):
+        problem.solve(solver="CLARABEL", **early)
+    assert problem.status == "optimal_inaccurate"
+    expected = [x.value.copy()] + [np.copy(part) for part in cone.dual_value]
+    with pytest.warns(RuntimeWarning, match="inaccurate"):
+        status, attempts = solve_cvxpy(problem, ["CLARABEL", "SCS"], CLARABEL=early,
+                                       SCS={"max_iters": 1})
+    assert status is Status.OPTIMAL_INACCURATE and attempts[1].status is not Status.OPTIMAL
+    for value, reference in zip([x.value] + list(cone.dual_value), expected):
+        np.testing.assert_array_equal(value, reference)

@@ -800,13 +800,9 @@ def test_counterpart_of_a_variable_passed_twice():
     assert abs(result.objective - hand.value) <= 1e-9
 
 
-@pytest.mark.parametrize("kind", ["lp", "socp"])
-def test_master_as_numbers_equals_cvxpys(kind):
-    """A program whose every constraint is affine or imposed by a numeric counterpart is
-    solved as numbers (HiGHS for an LP, Clarabel for an SOCP; no cvxpy compilation): the
-    same objective, x, counterpart multipliers and finite constraints' duals as the same
-    master compiled by cvxpy (solvers given, which sends it there), and as the robust
-    counterpart written by hand, solved by cvxpy."""
+def _numbers_program(kind, g_scale=1.0, f_scale=1.0):
+    """Six robust rows over three sets (LPs or with second-order cones), g in units
+    ×``g_scale``, the objective ×``f_scale``: (objective, rows, finite, x, z)."""
     rng = np.random.default_rng(5)
     if kind == "lp":
         sets = [Box([-1.0, -1.0, 0.0], [1.0, 2.0, 1.0]),
@@ -822,10 +818,38 @@ def test_master_as_numbers_equals_cvxpys(kind):
         for _ in range(2):
             a, M = 1.0 + rng.random(3), 0.2 * rng.normal(size=(3, 3))
             rows.append(SemiInfiniteConstraint(
-                lambda x, t, a=a, M=M: (a + t @ M) @ x[0] - 3.5 - x[1], (x, z), T,
+                lambda x, t, a=a, M=M: g_scale * ((a + t @ M) @ x[0] - 3.5 - x[1]), (x, z), T,
                 vectorized=True))
     finite = [cp.sum(x) == 1.5, z <= 1.0, x[0] - x[1] <= 0.4]
-    objective = cp.Maximize(np.array([1.0, 2.0, 0.5]) @ x - z)
+    objective = cp.Maximize(f_scale * (np.array([1.0, 2.0, 0.5]) @ x - z))
+    return objective, rows, finite, x, z
+
+
+@pytest.mark.parametrize("kind", ["lp", "socp"])
+def test_master_as_numbers_is_the_same_in_other_units(kind):
+    """The program of the next test with g in units ×10⁻⁶ and ×10³ and the objective ×10³:
+    the same x (to the solvers' round-off), multipliers scaled by the units, certified."""
+    runs = []
+    for g_scale, f_scale in [(1.0, 1.0), (1e-6, 1.0), (1e3, 1e3)]:
+        objective, rows, finite, x, z = _numbers_program(kind, g_scale, f_scale)
+        result = SemiInfiniteProgram(objective, rows, finite).solve()
+        assert result.status == "certified_optimal", result.message
+        runs.append((np.r_[x.value, z.value], result.objective / f_scale,
+                     np.concatenate(result.multipliers) * g_scale / f_scale))
+    for x_k, f_k, m_k in runs[1:]:
+        np.testing.assert_allclose(x_k, runs[0][0], rtol=1e-8, atol=1e-10)
+        np.testing.assert_allclose(f_k, runs[0][1], rtol=1e-10)
+        np.testing.assert_allclose(m_k, runs[0][2], rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", ["lp", "socp"])
+def test_master_as_numbers_equals_cvxpys(kind):
+    """A program whose every constraint is affine or imposed by a numeric counterpart is
+    solved as numbers (HiGHS for an LP, Clarabel for an SOCP; no cvxpy compilation): the
+    same objective, x, counterpart multipliers and finite constraints' duals as the same
+    master compiled by cvxpy (solvers given, which sends it there), and as the robust
+    counterpart written by hand, solved by cvxpy."""
+    objective, rows, finite, x, z = _numbers_program(kind)
 
     def run(**options):
         program = SemiInfiniteProgram(objective, rows, finite)

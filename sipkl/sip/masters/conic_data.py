@@ -75,15 +75,18 @@ class ConicDataMaster:
         (``inverse_objective_scale`` = 1/σ_f): the status, the attempts and the objective's
         value in those units (``None`` unless optimal). Where optimal, the variables hold x
         and the constraints their duals, as after cvxpy's solve. ``rough``: for the scales
-        of the next solve alone — by Clarabel at its default tolerances even for an LP
-        (HiGHS through SciPy costs more to call than to solve a small LP)."""
+        of the next solve alone (its x; an inaccurate answer will do) — by Clarabel at its
+        default tolerances even for an LP (HiGHS through SciPy costs more to call than to
+        solve a small LP), each counterpart's row and the objective divided by their
+        largest coefficient instead of the current scales: the same problem, to round-off,
+        with g or f in any units."""
         blocks = {"zero": [], "nonneg": [], "soc": []}
         for con, A, a in self.finite:
             blocks["zero" if isinstance(con, Equality) else "nonneg"].append(
                 (con, _entries(A), -a))
         columns, cones, signs = self.n, [], [self.signs]
         for counterpart in self.counterparts:
-            cones += self._counterpart_rows(counterpart, columns, blocks)
+            cones += self._counterpart_rows(counterpart, columns, blocks, rough)
             form, K = counterpart.rows.form, len(counterpart.rows.C)
             signs.append(np.tile(np.arange(form.rows) < form.nonneg, K).astype(float))
             columns += K * form.rows
@@ -99,6 +102,8 @@ class ConicDataMaster:
         b = np.concatenate(rhs)
         A = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                           (len(b), columns))
+        if rough:
+            inverse_objective_scale = 1.0 / _largest(self.c)
         objective = np.zeros(columns)
         objective[:self.n] = self.sense * inverse_objective_scale * self.c
         solution = solve_conic_data(
@@ -111,14 +116,19 @@ class ConicDataMaster:
         value = inverse_objective_scale * (float(self.c @ solution.v[:self.n]) + self.c0)
         return solution.status, solution.attempts, value
 
-    def _counterpart_rows(self, counterpart, start: int, blocks: dict) -> list:
+    def _counterpart_rows(self, counterpart, start: int, blocks: dict, rough: bool) -> list:
         """The counterpart's rows as (row, column, value) entries, appended to ``blocks`` by
-        cone, its dual variables y_k in the columns from ``start`` on (k-major); returns its
+        cone, its dual variables y_k in the columns from ``start`` on (k-major), weighted by
+        its weights (``rough``: by 1 / its largest coefficient, :meth:`solve`); returns its
         second-order cones' sizes."""
         data, form = counterpart.rows, counterpart.rows.form
         K, p, r = len(data.C), form.G.shape[1], form.rows
-        w = np.array([float(x.value) if isinstance(x, cp.Parameter) else float(x)
-                      for x in data.weights])
+        if rough:
+            w = 1.0 / np.array([_largest(np.r_[data.C[k], data.o[k], data.D[k * p:(k + 1) * p].ravel(),
+                                               data.d[k * p:(k + 1) * p]]) for k in range(K)])
+        else:
+            w = np.array([float(x.value) if isinstance(x, cp.Parameter) else float(x)
+                          for x in data.weights])
         cols = self._columns(data.variables)
 
         def y(block):  # ``block`` (a × r) applied to each y_k
@@ -164,6 +174,12 @@ class ConicDataMaster:
                                       else dual[0])
             elif owner is not None:  # a counterpart
                 owner.save_dual(dual)
+
+
+def _largest(numbers) -> float:
+    """The largest |number|, or 1 where all are 0."""
+    largest = float(np.max(np.abs(numbers), initial=0.0))
+    return largest if largest > 0 else 1.0
 
 
 def _entries(M) -> tuple:

@@ -261,7 +261,8 @@ class DiscretizedMaster(IndexPointMaster):
         status, attempts, value = data.solve(1.0 / self._objective_scale, self.tight, rough) \
             if data else (None, [], None)
         imposed = [None] * len(self.semi_infinite)
-        if status is not Status.OPTIMAL:  # cvxpy's compilation, and its fallbacks
+        if not (status is Status.OPTIMAL or rough and status is Status.OPTIMAL_INACCURATE):
+            # cvxpy's compilation, and its fallbacks
             problem, imposed, _ = build()
             solve = solve_tightly if self.tight else solve_cvxpy
             status, more = solve(problem, self.solvers)
