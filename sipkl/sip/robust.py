@@ -110,6 +110,7 @@ class Counterpart:
 
     @property
     def constraints(self) -> list:
+        """The cvxpy constraints (built from ``rows`` at the first call)."""
         if self._constraints is None:
             self._constraints = _stacked(self.rows)
         return self._constraints

@@ -102,10 +102,9 @@ class ConicDataMaster:
         b = np.concatenate(rhs)
         A = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
                           (len(b), columns))
-        if rough:
-            inverse_objective_scale = 1.0 / _largest(self.c)
         objective = np.zeros(columns)
-        objective[:self.n] = self.sense * inverse_objective_scale * self.c
+        objective[:self.n] = self.sense * self.c * (
+            1.0 / _largest(self.c) if rough else inverse_objective_scale)
         solution = solve_conic_data(
             objective, A, b, sum(len(r) for _, _, r in blocks["zero"]),
             sum(len(r) for _, _, r in blocks["nonneg"]), cones, signs=np.concatenate(signs),
@@ -124,8 +123,9 @@ class ConicDataMaster:
         data, form = counterpart.rows, counterpart.rows.form
         K, p, r = len(data.C), form.G.shape[1], form.rows
         if rough:
-            w = 1.0 / np.array([_largest(np.r_[data.C[k], data.o[k], data.D[k * p:(k + 1) * p].ravel(),
-                                               data.d[k * p:(k + 1) * p]]) for k in range(K)])
+            w = 1.0 / np.array([_largest(np.r_[data.C[k], data.o[k], data.D[k * p:(k + 1) * p]
+                                               .ravel(), data.d[k * p:(k + 1) * p]])
+                                for k in range(K)])
         else:
             w = np.array([float(x.value) if isinstance(x, cp.Parameter) else float(x)
                           for x in data.weights])
