@@ -20,7 +20,8 @@ from scipy.optimize import linprog
 from .cvx import TIGHT
 from .status import Attempt, Status
 
-#: HiGHS's tolerances (dual simplex: a vertex, whose active rows hold to round-off)
+#: HiGHS's tolerances (dual simplex: a vertex, whose active rows hold to round-off; the
+#: polytopes' LPs use them too, :mod:`sipkl.sip.sets.geometry`)
 HIGHS_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 #: the size (rows × columns) up to which linprog gets the LP's matrix dense: its own
@@ -40,12 +41,11 @@ _CLARABEL = {"Solved": Status.OPTIMAL, "AlmostSolved": Status.OPTIMAL_INACCURATE
 @dataclass
 class ConicSolution:
     """The status, the attempts (one per solver call), and where ``optimal`` (or Clarabel's
-    ``optimal_inaccurate``) the primal v, the duals z and the objective cᵀv."""
+    ``optimal_inaccurate``) the primal v and the duals z."""
     status: Status
     attempts: list
     v: np.ndarray = None
     z: np.ndarray = None
-    value: float = None
 
 
 def solve_conic_data(c, A, b, zero: int, nonneg: int, cones=(), *, signs=None,
@@ -95,7 +95,7 @@ def _highs(c, A, b, zero: int, signs) -> ConicSolution:
     # linprog's marginals are ∂(cᵀv*)/∂b: Clarabel's z = −∂(cᵀv*)/∂b
     z = -np.concatenate([result.eqlin.marginals if zero else np.zeros(0),
                          result.ineqlin.marginals])
-    return ConicSolution(status, attempts, result.x, z, float(result.fun))
+    return ConicSolution(status, attempts, result.x, z)
 
 
 def _clarabel(c, A, b, zero: int, nonneg: int, cones, options: dict) -> ConicSolution:
@@ -117,5 +117,4 @@ def _clarabel(c, A, b, zero: int, nonneg: int, cones, options: dict) -> ConicSol
                         time.perf_counter() - start)]
     if status not in (Status.OPTIMAL, Status.OPTIMAL_INACCURATE):
         return ConicSolution(status, attempts)
-    v = np.array(result.x)
-    return ConicSolution(status, attempts, v, np.array(result.z), float(c @ v))
+    return ConicSolution(status, attempts, np.array(result.x), np.array(result.z))

@@ -232,15 +232,13 @@ class AffineRows:
         variables = list({v.id: v for form in forms for v in form.variables}.values())
         offsets = np.cumsum([0] + [v.size for v in variables])
         where = {v.id: np.arange(a, b) for v, a, b in zip(variables, offsets[:-1], offsets[1:])}
-        points = _shifted(T.centre(), T.frame())
         C, o = [], []
         for form in forms:
-            coefficients, values = form.at(points)
-            placed = np.zeros((len(points), offsets[-1]))
+            placed = np.zeros((len(form.C), offsets[-1]))
             for k, column in enumerate(np.concatenate([where[v.id] for v in form.variables])):
-                placed[:, column] += coefficients[:, k]  # a variable passed twice: summed
+                placed[:, column] += form.C[:, k]  # a variable passed twice: summed
             C.append(placed)
-            o.append(values)
+            o.append(form.o)
         C, o = np.stack(C), np.stack(o)  # K × (p + 1) × n, K × (p + 1)
         return cls(variables, C[:, 0], o[:, 0], (C[:, 1:] - C[:, :1]).reshape(-1, offsets[-1]),
                    (o[:, 1:] - o[:, :1]).ravel(), _checked_form(T), list(weights))
@@ -408,8 +406,8 @@ class _NumericForm:
         _check_chords(constraint, chord_points, lam, first[on_chords],
                       np.abs(first[on_chords]), PRESCREEN_RTOL)
         coefficients, offsets = self._coefficients(checked)
-        self._known = {row.tobytes(): k for k, row in enumerate(points)}
-        self._coefficients_at, self._offsets_at = coefficients[:len(points)], offsets[:len(points)]
+        #: g(x, t_i) = C_i · vec(x) + o_i at the frame's points t_i (c, then c + F e_i)
+        self.C, self.o = coefficients[:len(points)], offsets[:len(points)]
         for k, x in enumerate(draws):
             values = first if k == 0 else constraint.values(self._point(x), checked)
             sizes = np.abs(coefficients) @ x + np.abs(offsets)
@@ -446,10 +444,7 @@ class _NumericForm:
 
     def _point(self, flat) -> object:
         """The numeric x (g's structure) whose stacked entries are ``flat``."""
-        if len(self.variables) == 1 and not isinstance(self.constraint.x, (tuple, list)):
-            v = self.variables[0]
-            return flat.reshape(v.shape, order="F") if v.ndim else float(flat[0])
-        parts = np.split(flat, np.cumsum(self.sizes)[:-1])
+        parts = [flat] if len(self.sizes) == 1 else np.split(flat, np.cumsum(self.sizes)[:-1])
         values = [part.reshape(v.shape, order="F") if v.ndim else float(part[0])
                   for part, v in zip(parts, self.variables)]
         return tuple(values) if isinstance(self.constraint.x, (tuple, list)) else values[0]
@@ -462,10 +457,3 @@ class _NumericForm:
         for k, unit in enumerate(np.eye(n)):  # one call of g per coordinate of x
             coefficients[:, k] = self.constraint.values(self._point(unit), points) - offsets
         return coefficients, offsets
-
-    def at(self, points) -> tuple[np.ndarray, np.ndarray]:
-        """``(C, o)``: g(x, t_i) = C_i · vec(x) + o_i at the rows t_i of ``points``."""
-        rows = [self._known.get(row.tobytes()) for row in points]
-        if any(k is None for k in rows):
-            return self._coefficients(points)
-        return self._coefficients_at[rows], self._offsets_at[rows]

@@ -724,17 +724,23 @@ def test_conic_form_gives_each_sets_support_function(which, k):
     program by cvxpy) equals the set's own support function (closed forms, sorts, LPs on
     its own data) in several directions, the set in units ×1000 too."""
     T = _conic_sets(k)[which]
-    form, c, F = T.conic_form(), T.centre(), T.frame()
+    for v in np.random.default_rng(3).normal(size=(4, T.dim)):
+        value = _support_by_conic_form(T, v, tol_gap_abs=1e-11, tol_gap_rel=1e-11,
+                                       tol_feas=1e-11)
+        np.testing.assert_allclose(value, T.support(v)[1], rtol=1e-8,
+                                   atol=1e-8 * k * np.abs(v).sum())
+
+
+def _support_by_conic_form(T, v, **options) -> float:
+    """max vᵀ(c + F z) over T's conic form Z = {z : h − Gz − Hu ∈ K}, solved by cvxpy
+    (Clarabel, with ``options``)."""
+    form = T.conic_form()
     z, u = cp.Variable(T.dim), cp.Variable(max(form.H.shape[1], 1))
     s = form.h - form.G @ z - (form.H @ u[:form.H.shape[1]] if form.H.shape[1] else 0)
     cones = [s[:form.nonneg] >= 0] if form.nonneg else []
     cones += [cp.SOC(s[a], s[a + 1:a + q]) for a, q in zip(form.cone_starts(), form.cones)]
-    for v in np.random.default_rng(3).normal(size=(4, T.dim)):
-        problem = cp.Problem(cp.Maximize(v @ (c + F @ z)), cones)
-        problem.solve(solver="CLARABEL", tol_gap_abs=1e-11, tol_gap_rel=1e-11,
-                      tol_feas=1e-11)
-        np.testing.assert_allclose(problem.value, T.support(v)[1], rtol=1e-8,
-                                   atol=1e-8 * k * np.abs(v).sum())
+    return cp.Problem(cp.Maximize(v @ (T.centre() + T.frame() @ z)), cones).solve(
+        solver="CLARABEL", **options)
 
 
 def test_a_conic_form_of_another_type_is_a_type_error():
@@ -878,17 +884,11 @@ def test_conic_form_of_an_intersection_with_an_ellipsoid():
     P = np.array([[1.0, 0.3], [0.0, 0.6]])
     T = Intersection(Ellipsoid([0.2, 0.1], P), Box([-0.5, -1.0], [1.0, 0.4]),
                      ([[1.0, 1.0]], [0.8]))
-    form = T.conic_form()
-    c, F = T.centre(), T.frame()
-    z, u = cp.Variable(2), cp.Variable(max(form.H.shape[1], 1))
-    s = form.h - form.G @ z - (form.H @ u[:form.H.shape[1]] if form.H.shape[1] else 0)
-    cones = [s[:form.nonneg] >= 0] + [cp.SOC(s[a], s[a + 1:a + q])
-                                      for a, q in zip(form.cone_starts(), form.cones)]
     t = cp.Variable(2)
     direct = [cp.norm(np.linalg.inv(P) @ (t - [0.2, 0.1])) <= 1, t >= [-0.5, -1.0],
               t <= [1.0, 0.4], t[0] + t[1] <= 0.8]
     for v in np.random.default_rng(2).normal(size=(5, 2)):
-        via_form = cp.Problem(cp.Maximize(v @ (c + F @ z)), cones).solve(solver="CLARABEL")
+        via_form = _support_by_conic_form(T, v)
         by_hand = cp.Problem(cp.Maximize(v @ t), direct).solve(solver="CLARABEL")
         np.testing.assert_allclose(via_form, by_hand, rtol=1e-7, atol=1e-8)
     x = cp.Variable(2)

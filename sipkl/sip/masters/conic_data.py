@@ -39,7 +39,11 @@ class ConicDataMaster:
     def __init__(self, variables, sense, c, c0, finite, signs, counterparts):
         self.variables, self.sense, self.c, self.c0 = variables, sense, c, c0
         self.finite, self.signs, self.counterparts = finite, signs, counterparts
-        self.n = sum(v.size for v in variables)
+        offsets = np.cumsum([0] + [v.size for v in variables])
+        self.n = int(offsets[-1])
+        #: each variable's columns among all (by id)
+        self._where = {v.id: np.arange(a, b) for v, a, b in zip(variables, offsets[:-1],
+                                                                offsets[1:])}
 
     @classmethod
     def of(cls, objective, constraints, counterparts, variables) -> "ConicDataMaster | None":
@@ -129,7 +133,7 @@ class ConicDataMaster:
         else:
             w = np.array([float(x.value) if isinstance(x, cp.Parameter) else float(x)
                           for x in data.weights])
-        cols = self._columns(data.variables)
+        cols = np.concatenate([self._where[v.id] for v in data.variables])
 
         def y(block):  # ``block`` (a × r) applied to each y_k
             i, j, v = _entries(block)
@@ -152,13 +156,6 @@ class ConicDataMaster:
             i, j, v = y(np.eye(r)[form.nonneg:])
             blocks["soc"].append((None, (i, j, -v), np.zeros(K * (r - form.nonneg))))
         return list(form.cones) * K
-
-    def _columns(self, variables) -> np.ndarray:
-        """The columns of ``variables``' entries among all."""
-        offsets = np.cumsum([0] + [v.size for v in self.variables])
-        where = {v.id: np.arange(a, b) for v, a, b in zip(self.variables, offsets[:-1],
-                                                          offsets[1:])}
-        return np.concatenate([where[v.id] for v in variables])
 
     def _save(self, solution, order) -> None:
         """x into the variables, the duals into the constraints that own rows."""

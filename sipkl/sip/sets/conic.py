@@ -61,11 +61,6 @@ class ConicForm:
         """The first row of each second-order cone."""
         return (self.nonneg + np.cumsum((0,) + self.cones[:-1])).tolist() if self.cones else []
 
-    def in_frame(self, M: np.ndarray) -> "ConicForm":
-        """The same set in coordinates z′ with z = M z′ (G becomes G M): a form written in
-        natural coordinates, restated in the set's frame."""
-        return ConicForm(self.G @ M, self.h, self.nonneg, self.cones, self.H)
-
 
 def stacked(forms) -> ConicForm:
     """The form of the product Z₁ × Z₂ × … (z and u stacked block by block): G and H block

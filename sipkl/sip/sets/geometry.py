@@ -12,6 +12,7 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.stats import qmc
 
+from ...solvers.conic import HIGHS_OPTIONS
 from ...utils.validation import finite_array
 
 
@@ -52,10 +53,6 @@ def chord_gaps(values, lam, sizes) -> tuple[np.ndarray, np.ndarray]:
     return fm - w * fa - (1.0 - w) * fb, np.max(np.split(np.asarray(sizes), 3), axis=0)
 
 
-#: HiGHS's tolerances in the polytopes' LPs (dual simplex: vertex solutions), which are
-#: posed in the set's own frame (rows of unit norm, the bounding box [−1, 1]^p)
-LP_OPTIONS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
-
 #: a polytope whose largest inscribed ball has a radius below this fraction of its
 #: bounding box has no interior (an ellipsoid: a condition number of P above its inverse)
 INTERIOR_RTOL = 1e-9
@@ -77,9 +74,11 @@ def nlp_arrays(p: int, k: int = 0, A_t=None, A_w=None, b=None, quadratic=(), smo
 
 def lp_max(c, A, b):
     """``max cᵀz s.t. A z ≤ b`` (z free) by HiGHS's dual simplex: ``(status, z, y)``, status
-    0 optimal (y ≥ 0 the duals, Aᵀy = c), 2 infeasible, 3 unbounded."""
+    0 optimal (y ≥ 0 the duals, Aᵀy = c), 2 infeasible, 3 unbounded (tolerances
+    :data:`~sipkl.solvers.conic.HIGHS_OPTIONS`: the polytopes pose their LPs in their own
+    frame, rows of unit norm and the bounding box [−1, 1]^p)."""
     res = linprog(-np.asarray(c, dtype=float), A_ub=A, b_ub=b,
-                  bounds=[(None, None)] * A.shape[1], method="highs-ds", options=LP_OPTIONS)
+                  bounds=[(None, None)] * A.shape[1], method="highs-ds", options=HIGHS_OPTIONS)
     if res.status != 0:
         return res.status, None, None
     return 0, res.x, np.clip(-res.ineqlin.marginals, 0.0, None)

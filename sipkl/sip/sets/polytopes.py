@@ -6,7 +6,7 @@ from scipy.optimize import nnls
 
 from ...utils.validation import finite_array
 from .base import ConvexSet
-from .conic import ConicForm
+from .conic import ConicForm, moved
 from .geometry import (analytic_centre, best_vertex, check_interior, linear_rows, lp_max,
                        nlp_arrays, onto_budget, polytope_vertices, rounded_up, vertex)
 
@@ -375,8 +375,8 @@ class Budget(Polytope):
         G = np.vstack([zero, eye, -eye, np.zeros((1, p))])
         H = np.vstack([eye, -eye, -eye, np.ones((1, p))])
         h = np.r_[np.ones(p), np.zeros(2 * p), self.budget]
-        return ConicForm(G, h, 3 * p + 1, H=H).in_frame(
-            np.diag(np.diag(self.frame()) / self.radius))
+        return moved(ConicForm(G, h, 3 * p + 1, H=H), self.center, np.diag(self.radius),
+                     self.centre(), self.frame())
 
     def inequalities(self):
         """None without auxiliary variables: a ``ValueError`` (see
