@@ -1,6 +1,7 @@
 """IKL at large n: Nyström columns against exact IKL on a subsample and random features.
 
-The 3 × 3 chessboard with 2 signal + 8 noise dimensions of ``ikl_boards.py`` (standardized),
+The 3 × 3 chessboard with 2 signal + 8 noise dimensions of ``ikl_boards.py`` (standardized;
+``--noise-dims`` other than 8),
 n training points and 10 000 test points. Each cell runs in a fresh subprocess and reports
 its wall time, peak resident memory (``ru_maxrss``, imports included) and test accuracy:
 
@@ -18,6 +19,14 @@ its wall time, peak resident memory (``ru_maxrss``, imports included) and test a
   (9 γ × 6 C), refitted on all n points; with ``--rff-time-limit T``, no grid cell is begun
   after T seconds (the best of those tried is refitted; at large n, for a run near a given
   time);
+* ``default``: the one call ``IKLClassifier(family=GaussianARD(), C=C, random_state=seed,
+  n_jobs=k)`` on all n points (above 5000 points its two stages,
+  :mod:`sipkl.kernel_learning.large_n`), ``time_limit`` only with ``--default-time-limit``;
+  the status gives what each stage did and which model was kept;
+* ``hgb``: scikit-learn's ``HistGradientBoostingClassifier`` with its defaults;
+* ``svc``: ``SVC()`` with its defaults on all n points;
+* ``svm_subsample``: the RBF ``SVC`` tuned by 3-fold ``GridSearchCV`` over the grid of
+  ``ikl_boards.py`` on ``--svm-subsample`` random points;
 * ``gpytorch``: GPyTorch's sparse variational GP classifier with ARD widths
   (``gpytorch_peer.py``: ``--gp-inducing`` points, ``--gp-epochs`` passes of Adam over
   minibatches, stopped at ``--time-limit``; on each of ``--devices``, torch's threads
@@ -27,7 +36,8 @@ Run:  OPENBLAS_NUM_THREADS=1 .venv/bin/python benchmarks/ikl_large.py --n 10000 
           [--methods nystrom exact rff] [--landmarks 200] [--time-limit 900] \\
           [--max-iter 50] [--profile 40] [--n-jobs 1] [--devices numpy cuda] \\
           [--warm-start 3000 5] [--gp-inducing 500] [--gp-epochs 50] \\
-          [--rff-time-limit T]
+          [--rff-time-limit T] [--default-time-limit T] [--svm-subsample 5000] \\
+          [--noise-dims 8]
 """
 from __future__ import annotations
 
@@ -39,7 +49,7 @@ import time
 from importlib.util import find_spec
 from pathlib import Path
 
-METHODS = ("nystrom", "exact", "rff", "gpytorch")
+METHODS = ("default", "nystrom", "exact", "rff", "gpytorch", "hgb", "svm_subsample", "svc")
 #: the methods that run on each of ``--devices``
 ON_DEVICES = ("nystrom", "gpytorch")
 
@@ -48,7 +58,7 @@ import json, resource, sys, time
 import numpy as np
 sys.path.insert(0, {bench!r})
 from ikl_chessboard import board, INVERSE_THETAS
-X, y, X_test, y_test = board({n}, 10000, 3, {seed}, n_noise=8)
+X, y, X_test, y_test = board({n}, 10000, 3, {seed}, n_noise={noise_dims})
 t0 = time.perf_counter()
 extra = {{}}
 if {method!r} == "rff":
@@ -68,6 +78,31 @@ if {method!r} == "rff":
     model = model_of(*best).fit(X, y)
     extra = {{"status": f"gamma = {{best[0]:.3g}}, C = {{best[1]:g}}, {{len(scores)}} of 54 "
                         "grid cells"}}
+elif {method!r} == "hgb":
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    model = HistGradientBoostingClassifier(random_state={seed}).fit(X, y)
+    extra = {{"status": f"{{model.n_iter_}} iterations (defaults)"}}
+elif {method!r} == "svc":
+    from sklearn.svm import SVC
+    model = SVC().fit(X, y)
+    extra = {{"status": f"{{model.n_support_.sum()}} support vectors (defaults)"}}
+elif {method!r} == "svm_subsample":
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.svm import SVC
+    part = np.random.default_rng({seed}).permutation(len(X))[:{svm_subsample}]
+    grid = {{"gamma": [1.0 / v ** 2 for v in INVERSE_THETAS], "C": np.logspace(-2, 3, 6)}}
+    model = GridSearchCV(SVC(), grid, cv=3).fit(X[part], y[part])
+    extra = {{"status": f"{{len(part)}} points, gamma = {{model.best_params_['gamma']:.3g}}, "
+                        f"C = {{model.best_params_['C']:g}}"}}
+elif {method!r} == "default":
+    import warnings
+    from sipkl import GaussianARD, IKLClassifier
+    warnings.simplefilter("ignore")
+    model = IKLClassifier(family=GaussianARD(), C={C}, random_state={seed},
+                          time_limit={default_time_limit}, n_jobs={n_jobs}).fit(X, y)
+    extra = {{"status": "; ".join(s["summary"].strip() + (" (kept)" if s["selected"] else "")
+                                  for s in (model.stages_ or []))
+                        or f"{{model.result_.status.value}}, {{model.n_iter_}} it."}}
 elif {method!r} == "gpytorch":
     import os
     from gpytorch_peer import SVGPClassifier
@@ -129,7 +164,10 @@ def run_cell(method, args, n, device=None):
                        subsample=args.subsample, time_limit=args.time_limit,
                        components=args.rff_components, max_iter=args.max_iter,
                        profile=args.profile, inducing=args.gp_inducing,
-                       epochs=args.gp_epochs, rff_time_limit=args.rff_time_limit)
+                       epochs=args.gp_epochs, rff_time_limit=args.rff_time_limit,
+                       svm_subsample=args.svm_subsample,
+                       default_time_limit=args.default_time_limit,
+                       noise_dims=args.noise_dims)
     t0 = time.perf_counter()
     try:
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -150,6 +188,12 @@ def main(argv=None):
     parser.add_argument("--subsample", type=int, default=10000)
     parser.add_argument("--time-limit", type=float, default=900.0)
     parser.add_argument("--rff-components", type=int, default=1000)
+    parser.add_argument("--svm-subsample", type=int, default=5000)
+    parser.add_argument("--noise-dims", type=int, default=8,
+                        help="uniform noise dimensions beside the board's two (0: the "
+                             "isotropic kernel is right)")
+    parser.add_argument("--default-time-limit", type=float, default=None,
+                        help="default: the one call with no time limit")
     parser.add_argument("--rff-time-limit", type=float, default=None)
     parser.add_argument("--max-iter", type=int, default=50)
     parser.add_argument("--profile", type=int, default=0,

@@ -130,7 +130,8 @@ def svm_on_sets_of(K, y, C: float, alpha, tol: float):
 
 
 def svm_on_active_set(K: np.ndarray, y: np.ndarray, C: float, free: np.ndarray,
-                      upper: np.ndarray, tol: float = 1e-6, max_rounds: int = ACTIVE_SET_ROUNDS):
+                      upper: np.ndarray, tol: float = 1e-6, max_rounds: int = ACTIVE_SET_ROUNDS,
+                      rank: int = None):
     """The SVM dual for ``K`` by primal-dual active-set steps from the sets of a nearby
     solution, or ``None``: ``free`` (0 < α_i < C) and ``upper`` (α_i = C) are masks, every
     other α_i is 0 (the next step of a Newton method on kernel weights changes K(d) a little,
@@ -154,12 +155,16 @@ def svm_on_active_set(K: np.ndarray, y: np.ndarray, C: float, free: np.ndarray,
     does not, where F is empty, where the system is singular or the sets still change after
     ``max_rounds`` solves: solve that SVM with :func:`solve_svm_dual`. Each round costs
     |F|³/3 + n² operations; the factor of the last one is returned (``free_factor``).
+    ``rank``: a bound on the rank of K where it is known to be low (K = Z Zᵀ of p features:
+    p). The bordered matrix then has rank at most p + 2, so sets with more than p + 1 free
+    points make the system singular: ``None`` at once, without the |F|³ solve (an LU
+    factorization of a singular matrix of thousands of rows, whose answer round-off makes).
     """
     start = time.perf_counter()
     free, upper = free.copy(), upper.copy()
     for _ in range(max_rounds):
         F, U = np.flatnonzero(free), np.flatnonzero(upper)
-        if F.size == 0:
+        if F.size == 0 or (rank is not None and F.size > rank + 1):
             return None
         w = np.zeros(len(y))
         w[U] = C * y[U]

@@ -39,7 +39,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from .status import Attempt, SolverError, Status
-from .svm import svm_on_active_set
+from .svm import SVMSolution, svm_on_active_set, violating_pair
 
 #: Newton steps of :func:`svm_on_features` before it gives up (μ falls by 10–100 a step
 #: once the iterates are near the central path: 13 steps reached 2·10⁻¹² C on a working
@@ -135,12 +135,33 @@ class LowRankGram:
         return K if dtype is None else K.astype(dtype, copy=False)
 
 
-def _on_sets(Z, y, C, tol, alpha, u, s, xi):
+def _on_sets(Z, y, C, tol, alpha, u, s, xi, bias):
     """The SVM on the sets the iterates point to (α_i = 0 where α_i/C ≤ s_i, C where
-    u_i/C ≤ ξ_i, u = C − α, free otherwise), solved exactly on them by active-set steps
-    (:func:`~sipkl.solvers.svm.svm_on_active_set` on :class:`LowRankGram`), or None."""
+    u_i/C ≤ ξ_i, u = C − α, free otherwise), or None.
+
+    With at most p + 1 free points it is solved exactly on those sets by active-set steps
+    (:func:`~sipkl.solvers.svm.svm_on_active_set` on :class:`LowRankGram`). With more, the
+    SVM is degenerate — K = Z Zᵀ has rank p, so the bordered system of those steps is
+    singular and the free α are not unique; typically a kernel that separates nothing, whose
+    SVM has v = Gᵀα = 0 and a whole class on its margin — and the iterate itself, with the
+    sets' α at their bounds, is the answer where it is feasible (Σ α_i y_i = 0 to
+    10⁻¹⁰ Σ α_i) and libsvm's own stopping rule holds at it on every point to ``tol``
+    (:func:`~sipkl.solvers.svm.violating_pair`): what libsvm guarantees for its own."""
     lower, upper = alpha / C <= s, u / C <= xi
-    return svm_on_active_set(LowRankGram(Z), y, C, ~lower & ~upper, upper & ~lower, tol)
+    free = ~lower & ~upper
+    if np.count_nonzero(free) <= Z.shape[1] + 1:
+        return svm_on_active_set(LowRankGram(Z), y, C, free, upper & ~lower, tol,
+                                 rank=Z.shape[1])
+    alpha = np.where(lower, 0.0, np.where(upper, C, alpha))
+    w = alpha * y
+    Kw = LowRankGram(Z) @ w
+    m, M = violating_pair(y - Kw, y, alpha, C)
+    if abs(w.sum()) > 1e-10 * alpha.sum() or m - M > tol:
+        return None
+    attempt = Attempt("degenerate_sets", Status.OPTIMAL, f"{np.count_nonzero(free)} free "
+                      f"points for rank {Z.shape[1]}")
+    return SVMSolution(alpha, bias, float(alpha.sum() - 0.5 * w @ Kw), Status.OPTIMAL,
+                       [attempt])
 
 
 def svm_on_features(Z, y: np.ndarray, C: float, tol: float = 1e-6,
@@ -170,8 +191,8 @@ def svm_on_features(Z, y: np.ndarray, C: float, tol: float = 1e-6,
         mu = float((alpha @ s + u @ xi) / (2 * m))
         if mu <= read_at:  # the sets read off again only once μ has fallen tenfold
             read_at, seconds = mu / 10, time.perf_counter() - start
-            solution = _on_sets(Z, y, C, tol,
-                                *(backend.numpy(x) for x in (alpha, u, s, xi)))
+            solution = _on_sets(Z, y, C, tol, *(backend.numpy(x) for x in (alpha, u, s, xi)),
+                                float(w[-1]))
             if solution is not None:
                 attempt = Attempt("interior_point", Status.OPTIMAL, f"{step} steps", seconds)
                 return replace(solution, attempts=[attempt] + solution.attempts)

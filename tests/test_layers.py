@@ -53,7 +53,8 @@ SIP_ORDER = (("sipkl.sip.sets",), ("sipkl.sip.constraints",), ("sipkl.sip.pricin
 
 #: kernel learning's sub-folders and modules, lowest first
 KERNEL_LEARNING_ORDER = (
-    ("sipkl.kernel_learning.families",), ("sipkl.kernel_learning.price_matrix",),
+    ("sipkl.kernel_learning.families", "sipkl.kernel_learning.large_n"),
+    ("sipkl.kernel_learning.price_matrix",),
     ("sipkl.kernel_learning.space", "sipkl.kernel_learning.nystrom"),
     ("sipkl.kernel_learning.masters", "sipkl.kernel_learning.dc_oracle"),
     ("sipkl.kernel_learning.names",), ("sipkl.kernel_learning.expansion",),

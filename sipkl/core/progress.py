@@ -70,3 +70,11 @@ class IterationLog:
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+
+
+def report(verbose: int, line: str) -> None:
+    """Log one line of a fit's progress that is not an iteration (a stage begun or ended) at
+    ``DEBUG``, and print it where ``verbose`` ≥ 1 and logging does not show it already."""
+    logger.debug(line)
+    if verbose >= 1 and not shown_by_logging():
+        print(line, flush=True)

@@ -231,3 +231,47 @@ def test_ctrl_c_ends_every_class_of_a_one_vs_rest_fit(n_jobs):
     assert [r.status.value for r in clf.result_] == ["interrupted"] * 3
     assert sum(issubclass(w.category, ConvergenceWarning) for w in caught) == 3
     assert clf.score(X, y) > 0.8
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stop", ["time_limit", "ctrl_c"])
+def test_the_one_call_at_large_n_ends_at_its_time_limit_and_at_ctrl_c(stop):
+    """The default call ``IKLClassifier(family=GaussianARD())`` on 20 000 points of the 3 × 3
+    chessboard with 8 noise dimensions (two stages: exact IKL on 3000 points, then Nyström
+    columns on 400 landmarks), a fit of many minutes (about 25 s a round on all points, up
+    to 50 rounds), stopped by ``time_limit=20`` or by SIGINT 5 s into stage 2 (sent from a
+    timer that the sixth call of the callback starts: stage 1 has 5 rounds at most).
+    Measured: the wall time of ``fit`` past the limit, or from the signal to its return, at
+    most 10 s (one SVM on a working set or one batched price evaluation on all points); a
+    model is kept, the one of the stage more accurate on the held-out points."""
+    X, y = make_checkerboard(20000, 8, 3, random_state=0)
+    X = StandardScaler().fit_transform(X)
+    sent, calls = [], []
+
+    def ctrl_c():
+        sent.append(time.perf_counter())
+        os.kill(os.getpid(), signal.SIGINT)
+    timer = threading.Timer(5.0, ctrl_c)
+
+    def callback(intermediate_result):
+        calls.append(intermediate_result)
+        if stop == "ctrl_c" and len(calls) == 6:
+            timer.start()
+    clf = IKLClassifier(family=GaussianARD(), callback=callback,
+                        time_limit=20.0 if stop == "time_limit" else None)
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            clf.fit(X, y)
+            returned = time.perf_counter()
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C propagated out of fit: no model was kept")
+    finally:
+        timer.cancel()
+    overshoot = returned - (start + 20.0 if stop == "time_limit" else sent[0])
+    assert overshoot <= 10.0, overshoot
+    assert [s["status"][0] for s in clf.stages_][-1] == (
+        "time_limit" if stop == "time_limit" else "interrupted")
+    held = clf.held_out_
+    assert clf.score(X[held], y[held]) == max(s["held_out_accuracy"] for s in clf.stages_)

@@ -89,6 +89,21 @@ def test_active_set_svm_gives_up_rather_than_answer_wrong(board):
     assert svm_on_active_set(doubled, both, C, *sets(start, C), tol=TOL) is None
 
 
+def test_active_set_svm_of_low_rank_refuses_more_free_points_than_its_rank_allows():
+    """K = Z Zᵀ of rank 3 and 6 free points: the bordered system has rank at most 5 of 7,
+    singular; ``None`` (without solving it), and the same sets with the rank unknown are not
+    answered with a point that violates the criterion either."""
+    rng = np.random.default_rng(0)
+    Z = rng.normal(size=(40, 3))
+    K, y = Z @ Z.T, np.where(np.arange(40) % 2 == 0, 1.0, -1.0)
+    free = np.zeros(40, dtype=bool)
+    free[:6] = True
+    upper = np.zeros(40, dtype=bool)
+    assert svm_on_active_set(K, y, C, free, upper, tol=TOL, rank=3) is None
+    svm = svm_on_active_set(K, y, C, free, upper, tol=TOL)
+    assert svm is None or violation(K, y, svm.alpha, C) <= TOL
+
+
 def test_active_set_svm_is_the_same_in_other_units(board):
     """K / 1000 with C · 1000 is the same problem with α · 1000: the same answer."""
     grams, y = board

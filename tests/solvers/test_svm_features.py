@@ -43,6 +43,27 @@ def test_interior_point_svm_is_libsvm(m, p, C):
     np.testing.assert_allclose(y[free] * (K[free] @ w + svm.bias), 1.0, atol=1e-8)
 
 
+@pytest.mark.parametrize("seed, C", [(0, 1.0), (1, 100.0)])
+def test_interior_point_svm_of_a_kernel_that_separates_nothing(seed, C):
+    """Features of a Gaussian so wide that they hardly vary, labels 7 : 3 at random: the SVM
+    puts v = Gᵀα = 0 and b = 1, the minority at C and the majority on its margin, whose α
+    are not unique (far more free points than the rank p, the bordered system of the
+    active-set steps singular). Its value is 2·C·(minority count) (Σα with v = 0); the
+    answer is the interior-point iterate, held to libsvm's own criterion."""
+    rng = np.random.default_rng(seed)
+    m, p = 1200, 40
+    y = np.where(rng.uniform(size=m) < 0.7, 1.0, -1.0)
+    W, b = 0.05 * rng.normal(size=(5, p)), rng.uniform(0, 2 * np.pi, p)
+    Z = np.sqrt(2.0 / p) * np.cos(rng.normal(size=(m, 5)) @ W + b)
+    svm = svm_on_features(Z, y, C, TOL)
+    assert [a.solver for a in svm.attempts] == ["interior_point", "degenerate_sets"]
+    assert svm.objective == pytest.approx(2 * C * np.sum(y < 0), rel=1e-9)
+    assert np.all((svm.alpha >= 0) & (svm.alpha <= C)) and np.all(svm.alpha[y < 0] == C)
+    assert abs(svm.alpha @ y) <= 1e-10 * svm.alpha.sum()
+    assert violation(Z @ Z.T, y, svm.alpha, C) <= TOL
+    assert svm.bias == pytest.approx(1.0, abs=10 * TOL)  # to the order of libsvm's rule
+
+
 def test_interior_point_svm_is_the_same_run_in_other_units():
     """Z·1000 (K·10⁶) with C/10⁶: the same steps, α/10⁶, the same sets and bias."""
     Z, y = features(800, 40, seed=1)

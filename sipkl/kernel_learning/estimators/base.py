@@ -205,6 +205,15 @@ class ColumnGenerationEstimator(BaseEstimator):
         return ColumnGeneration(master, oracle, **{**settings, **options})
 
 
+def predict_classes(classes, expansions, X) -> np.ndarray:
+    """The classes that the kernel ``expansions`` predict at X: one expansion, the second
+    class where its score is positive; one per class (one-vs-rest), the highest score's."""
+    scores = np.column_stack([expansion(X) for expansion in expansions])
+    if scores.shape[1] == 1:
+        return classes[(scores[:, 0] > 0).astype(int)]
+    return classes[np.argmax(scores, axis=1)]
+
+
 class ExpansionClassifierMixin(ClassifierMixin):
     """Prediction of classifiers whose fitted model is a list ``expansions_`` of
     :class:`~sipkl.kernel_learning.expansion.KernelExpansion` (one, or one per class for one-vs-rest)."""
@@ -216,10 +225,9 @@ class ExpansionClassifierMixin(ClassifierMixin):
         return scores[:, 0] if len(self.expansions_) == 1 else scores
 
     def predict(self, X):
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return predict_classes(self.classes_, self.expansions_, X)
 
 
 class ExpansionRegressorMixin(RegressorMixin):

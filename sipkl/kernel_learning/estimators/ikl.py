@@ -6,7 +6,7 @@ from numbers import Real
 import numpy as np
 from sklearn.utils.validation import validate_data
 
-from ...core.contracts import proves_bound
+from ...core.contracts import RunStatus, proves_bound
 from ...core.engine import default_seed
 from ...utils.sklearn_api import Interval, StrOptions, fit_context
 from ..expansion import KernelExpansion, LandmarkExpansion
@@ -14,9 +14,12 @@ from ..families import LearnedKernel
 from ..names import MASTERS, make_family, make_oracle, register_estimator
 from ..nystrom import NystromSpace, check_nystrom_family, exact_kernel_gap
 from ..space import KernelSpace
+from ...core.progress import report
+from ..large_n import (SUBSAMPLE_ROUNDS, SUBSAMPLE_TIME_SHARE, one_stage_landmarks,
+                       two_stages)
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, check_classes, initial_column, one_vs_rest,
-                   resolve_obj_tol, store_runs, unchanged_on_error)
+                   predict_classes, resolve_obj_tol, store_runs, unchanged_on_error)
 
 
 @register_estimator
@@ -73,7 +76,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         searches' blocks of pairs and the Gram matrices' blocks (one BLAS thread each), and
         the one-vs-rest problems of a multiclass fit in parallel; the model is the same to
         the bit for every ``n_jobs`` (see :mod:`sipkl.utils.threads`).
-    n_landmarks : int or None, default=None
+    n_landmarks : int, "auto" or None, default="auto"
         ``None``: exact columns. An integer q: every column is replaced by its Nyström
         approximation on q landmarks drawn from the training points (with ``random_state``,
         once per fit; all points where there are fewer), for large n: memory n·q per column,
@@ -82,11 +85,16 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         kernel, q kernel values per point and column
         (:class:`~sipkl.kernel_learning.expansion.LandmarkExpansion`). Needs a Gaussian family, the
         ``"newton"`` master and an oracle that does not bound exact prices (not ``"dc"``).
-        On the chessboard of the benchmarks page ("Large n") at n = 10 000 it was less
-        accurate than exact columns (0.985 against 0.996) and held more memory: the run
-        takes more columns (each adds rank), and its master's SVMs cost what exact ones
-        cost.
-    device : str or None, default=None
+        ``"auto"``: exact columns up to
+        :data:`~sipkl.kernel_learning.large_n.EXACT_MAX_N` points (5000), Nyström columns
+        on :func:`~sipkl.kernel_learning.large_n.auto_landmarks` landmarks (400, fewer where
+        memory asks) above, exact columns at any n where Nyström columns do not serve the
+        family, master or oracle. Above 5000 points, with ``"auto"`` or a number and no
+        ``warm_start``, the fit goes in two stages (:mod:`sipkl.kernel_learning.large_n`):
+        exact IKL on a 3000-point subsample for 5 rounds at most, then Nyström columns on
+        all points from its columns, and of the two models the one more accurate on a tenth
+        of the points (2000 at most) held out of both; ``stages_`` says what each did.
+        device : str or None, default=None
         ``None``: NumPy on the CPU. With ``n_landmarks``, a PyTorch device (``"cuda"``,
         ``"cuda:1"``; PyTorch is not a dependency of sipkl: it must be installed) on which
         the Nyström columns' features, their products, K(d) on the master's working sets and
@@ -111,7 +119,18 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
     n_iter_ : int (binary) or array of int
     expansions_ : list of KernelExpansion (LandmarkExpansion with ``n_landmarks``), the
         prediction model (see :mod:`sipkl.persistence` for saving it without pickle)
-    exact_kernel_gap_ : float (binary) or array, only with ``n_landmarks``
+    stages_ : list of dict or None
+        The stages of a two-stage fit (above 5000 points, see ``n_landmarks``), ``None``
+        for a fit of one stage. Each: ``stage``, ``points`` (the indices of its training
+        points in X), ``n_landmarks``, ``status``,
+        ``rounds`` and ``columns`` (one per binary problem), ``seconds`` (the longest binary
+        problem's), ``held_out_accuracy``, ``selected`` (the stage whose model is kept) and
+        ``summary`` (the line ``verbose`` prints).
+    held_out_ : array of int or None
+        The indices of the points held out of both stages of a two-stage fit (the points
+        on which the kept model was chosen), else ``None``.
+    exact_kernel_gap_ : float (binary) or array, only with Nyström columns (of the
+        all-points stage in a two-stage fit)
         The MKL duality gap of the answer under the exact kernels of its columns, relative,
         on the support vectors (:func:`~sipkl.kernel_learning.nystrom.exact_kernel_gap`): 0 where the
         learned weights are optimal for the exact columns at the learned α.
@@ -134,14 +153,14 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         "master": [StrOptions({"newton", "qcqp", "lp_norm"})],
         "obj_tol": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
         "n_price": [POSITIVE_INT],
-        "n_landmarks": [POSITIVE_INT, None],
+        "n_landmarks": [POSITIVE_INT, StrOptions({"auto"}), None],
         "device": [str, None],
         "warm_start": ["boolean"],
     }
 
     def __init__(self, family=None, C=1.0, oracle="ipopt", master="newton", tol=1e-4,
                  obj_tol="auto", max_iter=50, n_price=5, time_limit=None, random_state=None,
-                 verbose=0, callback=None, n_jobs=None, n_landmarks=None, device=None,
+                 verbose=0, callback=None, n_jobs=None, n_landmarks="auto", device=None,
                  warm_start=False):
         self.family = family
         self.C = C
@@ -169,42 +188,94 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         X, y = validate_data(self, X, y, dtype=np.float64)
         self.classes_ = check_classes(y)
         targets = one_vs_rest(y, self.classes_)
-        # one seed per binary problem, and one for the landmarks (the problems' seeds are
-        # those of spawn(n_targets): a fit without landmarks is unchanged)
-        *seeds, landmark_seed = np.random.SeedSequence(default_seed(self.random_state)).spawn(
-            targets.shape[1] + 1)
-        starts = self._start_columns(family, X, targets.shape[1], previous)
-        obj_tol = resolve_obj_tol(self.obj_tol, oracle, family, X.shape[1])
-        landmarks = self._landmarks(family, oracle, X, landmark_seed)
+        # one seed per binary problem, one for the landmarks and one for the stages' points
+        # (the problems' seeds are those of spawn(n_targets): a fit without landmarks is
+        # unchanged, and so is the landmarks' seed)
+        *seeds, landmark_seed, stage_seed = np.random.SeedSequence(
+            default_seed(self.random_state)).spawn(targets.shape[1] + 2)
+        stage = _Stage(self, family, oracle, seeds, landmark_seed,
+                       resolve_obj_tol(self.obj_tol, oracle, family, X.shape[1]))
+        # "auto": exact columns where Nyström columns do not serve the family, master or
+        # oracle (a polynomial family, oracle="dc"), as without landmarks
+        n_landmarks = (None if self.n_landmarks == "auto" and stage.nystrom_refusal(X)
+                       else self.n_landmarks)
+        stages = (None if previous is not None or n_landmarks is None
+                  else two_stages(y, n_landmarks, stage_seed))
+        if stages is None:  # at most EXACT_MAX_N points, or continuing a fit
+            self._store(stage(X, targets, previous, one_stage_landmarks(len(y), n_landmarks),
+                              self.max_iter, self.time_limit))
+            self.stages_ = self.held_out_ = None
+            return self
+        return self._fit_two_stages(stage, stages, X, y, targets)
 
-        def fit_target(task):  # one binary problem
-            target, seed, (start, weights) = task
-            engine = self._engine(MASTERS[self.master](target, self.C), oracle, seed,
-                                  obj_tol=obj_tol, n_price=self.n_price)
-            if landmarks is None:
-                result = engine.run(KernelSpace(X, family), start, weights=weights)
-            else:
-                space = NystromSpace(X, family, landmarks, self.device)
-                result = engine.run(space, start, weights=weights)
-            model = result.master.model
-            w = model.alpha * model.y
-            sv = np.flatnonzero(model.alpha > 0)
-            kernel = LearnedKernel(result.columns, result.weights)
-            if landmarks is None:
-                return KernelExpansion(kernel, X[sv], w[sv], model.bias), result, None
-            coef = np.column_stack([space.landmark_coefficients(c, d, w)
-                                    for c, d in zip(result.columns, result.weights)])
-            gap = exact_kernel_gap(result.columns, result.weights, X[sv], w[sv])[0]
-            return LandmarkExpansion(kernel, X[landmarks], coef, model.bias), result, gap
-
-        fitted = self._per_target(fit_target, zip(targets.T, seeds, starts))
-        self.expansions_ = [expansion for expansion, _, _ in fitted]
-        results = [result for _, result, _ in fitted]
-        store_runs(self, results, [e.kernel for e in self.expansions_])
-        if landmarks is not None:
-            gaps = [gap for _, _, gap in fitted]
+    def _fit_two_stages(self, stage, stages, X, y, targets):
+        """The two stages of :mod:`sipkl.kernel_learning.large_n` and the better model on
+        the held-out points; ``stages_`` says what each did."""
+        sub, train, held = stages.subsample, stages.train, stages.held_out
+        rounds = min(SUBSAMPLE_ROUNDS, self.max_iter)
+        report(self.verbose, f"stage 1 of 2: exact IKL on {len(sub)} of {len(y)} points, at "
+                             f"most {rounds} rounds ({len(held)} points held out)")
+        share = None if self.time_limit is None else SUBSAMPLE_TIME_SHARE * self.time_limit
+        first = stage(X[sub], targets[sub], None, None, rounds, share)
+        records = [self._stage_record("exact on a subsample", sub, None, first, X[held],
+                                      y[held])]
+        report(self.verbose, records[0]["summary"])
+        spent = max(result.history["time"][-1] for _, result, _ in first)
+        left = None if self.time_limit is None else self.time_limit - spent
+        fitted = [first]
+        stopped = {RunStatus.INTERRUPTED, RunStatus.CALLBACK}  # by the user: no stage 2
+        if (left is None or left > 0) and not any(r.status in stopped for _, r, _ in first):
+            kernels = [expansion.kernel for expansion, _, _ in first]
+            report(self.verbose, f"stage 2 of 2: Nyström columns on {stages.n_landmarks} "
+                                 f"landmarks, {len(train)} points, from the "
+                                 f"{sum(len(k.columns) for k in kernels)} columns of stage 1")
+            second = stage(X[train], targets[train], (self.classes_, kernels),
+                           stages.n_landmarks, self.max_iter, left)
+            fitted.append(second)
+            records.append(self._stage_record("Nyström on all points", train,
+                                              stages.n_landmarks, second, X[held], y[held]))
+            report(self.verbose, records[1]["summary"])
+        # the later stage, trained on more points, where it is at least as accurate
+        best = max(range(len(records)), key=lambda k: (records[k]["held_out_accuracy"], k))
+        records[best]["selected"] = True
+        report(self.verbose, f"kept the model of stage {best + 1}")
+        self._store(fitted[best])
+        if len(fitted) == 2:
+            gaps = [gap for _, _, gap in fitted[1]]
             self.exact_kernel_gap_ = gaps[0] if len(gaps) == 1 else np.array(gaps)
+        self.stages_, self.held_out_ = records, held
         return self
+
+    def _stage_record(self, name: str, points, n_landmarks, fitted, X_held, y_held):
+        """What one stage did: its points (indices), landmarks, statuses, rounds, columns,
+        seconds and accuracy on the held-out points (``stages_``)."""
+        results = [result for _, result, _ in fitted]
+        accuracy = float(np.mean(predict_classes(
+            self.classes_, [expansion for expansion, _, _ in fitted], X_held) == y_held))
+        record = dict(stage=name, points=points, n_landmarks=n_landmarks,
+                      status=[r.status.value for r in results], rounds=[r.nit for r in results],
+                      columns=[len(r.columns) for r in results],
+                      seconds=max(r.history["time"][-1] for r in results),
+                      held_out_accuracy=accuracy, selected=False)
+        gaps = [gap for _, _, gap in fitted if gap is not None]
+        record["summary"] = (f"  {name} ({len(points)} points): "
+                             f"{', '.join(sorted(set(record['status'])))}, "
+                             f"{max(record['rounds'])} rounds, {max(record['columns'])} "
+                             f"columns, {record['seconds']:.1f} s, held-out accuracy "
+                             f"{accuracy:.4f}" + (f", exact-kernel gap {max(gaps):.3g}"
+                                                  if gaps else ""))
+        return record
+
+    def _store(self, fitted) -> None:
+        """The attributes of the fitted binary problems ``fitted`` (expansion, result, gap)."""
+        self.expansions_ = [expansion for expansion, _, _ in fitted]
+        store_runs(self, [result for _, result, _ in fitted],
+                   [e.kernel for e in self.expansions_])
+        gaps = [gap for _, _, gap in fitted]
+        if gaps[0] is None:
+            vars(self).pop("exact_kernel_gap_", None)  # of an earlier fit
+        else:
+            self.exact_kernel_gap_ = gaps[0] if len(gaps) == 1 else np.array(gaps)
 
     def _start_columns(self, family, X, n_targets: int, previous) -> list:
         """The initial columns of each binary problem and their weights: the family's
@@ -227,23 +298,74 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
                                      f"of the family {family!r} on {X.shape[1]} features")
         return [(list(kernel.columns), np.asarray(kernel.weights)) for kernel in kernels]
 
-    def _landmarks(self, family, oracle, X, seed):
-        """The sorted indices of ``n_landmarks`` training points drawn with ``seed``
-        (all points where there are fewer), or ``None`` for exact columns; a ``ValueError``
-        for a family, master or oracle that Nyström columns do not serve."""
-        if self.n_landmarks is None:
-            if self.device is not None:
-                raise ValueError(f"device={self.device!r} computes Nyström columns: it needs "
+
+class _Stage:
+    """One stage of a fit: the binary problems of ``targets`` on the points ``X`` run from
+    ``previous`` (the classes and learned kernels of a fit to continue, or None), over
+    exact columns or Nyström columns on ``n_landmarks`` landmarks drawn from ``X``, with
+    ``max_iter`` and ``time_limit``; returns one (expansion, result, exact-kernel gap or
+    None) per problem."""
+
+    def __init__(self, estimator, family, oracle, seeds, landmark_seed, obj_tol):
+        self.estimator, self.family, self.oracle = estimator, family, oracle
+        self.seeds, self.landmark_seed, self.obj_tol = seeds, landmark_seed, obj_tol
+
+    def nystrom_refusal(self, X):
+        """Why Nyström columns do not serve this fit's family, master or oracle, or None."""
+        try:
+            check_nystrom_family(self.family, X.shape[1])
+        except ValueError as error:
+            return str(error)
+        if self.estimator.master != "newton":
+            return (f"n_landmarks: Nyström columns are solved by the 'newton' master, got "
+                    f"master={self.estimator.master!r}")
+        if proves_bound(self.oracle, self.family, X.shape[1]):
+            return (f"n_landmarks: the oracle {self.oracle!r} bounds exact prices, not those "
+                    "of Nyström columns; use 'ipopt' or 'grid'")
+        return None
+
+    def landmarks(self, X, n_landmarks):
+        """The sorted indices of ``n_landmarks`` points of X drawn with the landmarks' seed
+        (all points where there are fewer), or ``None`` for exact columns."""
+        device = self.estimator.device
+        if n_landmarks is None:
+            if device is not None:
+                raise ValueError(f"device={device!r} computes Nyström columns: it needs "
                                  "n_landmarks")
             return None
-        check_nystrom_family(family, X.shape[1])
-        if self.master != "newton":
-            raise ValueError(f"n_landmarks: Nyström columns are solved by the 'newton' master, "
-                             f"got master={self.master!r}")
-        if proves_bound(oracle, family, X.shape[1]):
-            raise ValueError(f"n_landmarks: the oracle {oracle!r} bounds exact prices, not "
-                             "those of Nyström columns; use 'ipopt' or 'grid'")
-        if self.n_landmarks >= len(X):
+        refusal = self.nystrom_refusal(X)
+        if refusal is not None:
+            raise ValueError(refusal)
+        if n_landmarks >= len(X):
             return np.arange(len(X))
-        rng = np.random.default_rng(seed)
-        return np.sort(rng.choice(len(X), self.n_landmarks, replace=False))
+        rng = np.random.default_rng(self.landmark_seed)
+        return np.sort(rng.choice(len(X), n_landmarks, replace=False))
+
+    def __call__(self, X, targets, previous, n_landmarks, max_iter, time_limit) -> list:
+        estimator = self.estimator
+        starts = estimator._start_columns(self.family, X, targets.shape[1], previous)
+        landmarks = self.landmarks(X, n_landmarks)
+
+        def fit_target(task):  # one binary problem
+            target, seed, (start, weights) = task
+            engine = estimator._engine(MASTERS[estimator.master](target, estimator.C),
+                                       self.oracle, seed, obj_tol=self.obj_tol,
+                                       n_price=estimator.n_price, max_iter=max_iter,
+                                       time_limit=time_limit)
+            if landmarks is None:
+                result = engine.run(KernelSpace(X, self.family), start, weights=weights)
+            else:
+                space = NystromSpace(X, self.family, landmarks, estimator.device)
+                result = engine.run(space, start, weights=weights)
+            model = result.master.model
+            w = model.alpha * model.y
+            sv = np.flatnonzero(model.alpha > 0)
+            kernel = LearnedKernel(result.columns, result.weights)
+            if landmarks is None:
+                return KernelExpansion(kernel, X[sv], w[sv], model.bias), result, None
+            coef = np.column_stack([space.landmark_coefficients(c, d, w)
+                                    for c, d in zip(result.columns, result.weights)])
+            gap = exact_kernel_gap(result.columns, result.weights, X[sv], w[sv])[0]
+            return LandmarkExpansion(kernel, X[landmarks], coef, model.bias), result, gap
+
+        return estimator._per_target(fit_target, zip(targets.T, self.seeds, starts))
