@@ -96,7 +96,8 @@ class ColumnGeneration:
         whether to drop them (a drop rule, e.g. the exchange method's
         :class:`~sipkl.sip.masters.drop_rule.DropAfterIncrease`).
     callback : callable, optional
-        ``callback(intermediate_result)`` after each iteration; raise ``StopIteration`` to stop.
+        ``callback(intermediate_result)`` after each iteration; raise ``StopIteration`` to stop
+        (status ``callback``; the exception's message, where it has one, is the result's).
     verbose : int
         0: silent; 1: prints one line per iteration; ≥ 2: a tqdm progress bar. Every
         iteration is also logged at ``DEBUG`` on the ``"sipkl.core.engine"`` logger (see
@@ -464,8 +465,8 @@ class ColumnGeneration:
         if self.callback is not None:
             try:
                 self.callback(self._result(run, RunStatus.RUNNING, ""))
-            except StopIteration:
-                run.stop(RunStatus.CALLBACK, _MESSAGES[RunStatus.CALLBACK])
+            except StopIteration as stop:
+                run.stop(RunStatus.CALLBACK, str(stop) or _MESSAGES[RunStatus.CALLBACK])
                 return True
         stop = self.stop_reason(run.it, time.perf_counter() - run.start, sol, pricing,
                                 run.previous_objective, len(new))

@@ -19,8 +19,10 @@ stages, which is the continuation of :class:`~sipkl.kernel_learning.estimators.i
 
 :data:`HELD_OUT_FRACTION` of the points (at most :data:`HELD_OUT_MAX`, stratified) are held
 out of both stages, as scikit-learn's ``HistGradientBoostingClassifier`` holds out its
-validation set, and the model of the stage with the higher accuracy on them is the one the
-estimator keeps (a stage 2 cut short by its time limit does not replace a better stage 1).
+validation set: each round of stage 2 is scored on them (:class:`HeldOutRounds`), its best
+round's model is the stage's, and :data:`PATIENCE` rounds without a better accuracy end it;
+the model of the stage with the higher accuracy on them is the one the estimator keeps (a
+stage 2 cut short by its time limit does not replace a better stage 1).
 The draws are made once per fit from ``random_state``: the path is the same in every process.
 """
 from __future__ import annotations
@@ -114,3 +116,41 @@ def two_stages(y, n_landmarks, seed) -> TwoStages | None:
                                   train, y)
     q = auto_landmarks(len(train)) if n_landmarks == "auto" else int(n_landmarks)
     return TwoStages(subsample, train, held_out, q)
+
+
+#: rounds of stage 2 in a row without a better held-out accuracy, after which it stops
+PATIENCE = 4
+
+
+class HeldOutRounds:
+    """The callback of one binary problem's run in stage 2: after each round, the accuracy
+    on the held-out points ``X`` (labels ±1 ``target``) of that round's model, ``model_of(
+    intermediate_result)``, a callable scoring points; the best (the first of equals) is
+    kept, with the result it was made of (``best_result``) and its round (``best_round``,
+    counted from 0). :data:`PATIENCE` rounds in a row without a better accuracy end the run
+    (``StopIteration``: status ``callback``, the message says why), as scikit-learn's
+    ``HistGradientBoostingClassifier`` stops on its validation set. ``callback``: the
+    user's, called first."""
+
+    def __init__(self, model_of, X, target, callback=None):
+        self.model_of, self.X, self.target, self.callback = model_of, X, target, callback
+        self.best, self.best_round, self.best_result, self.model = -np.inf, None, None, None
+        self.rounds = 0
+
+    def consider(self, result) -> None:
+        """Score the model of ``result`` (a round's, or the run's end) and keep the best."""
+        model = self.model_of(result)
+        accuracy = float(np.mean(np.where(model(self.X) > 0, 1.0, -1.0) == self.target))
+        if accuracy > self.best:
+            self.best, self.best_round, self.best_result = accuracy, self.rounds, result
+            self.model = model
+        self.rounds += 1
+
+    def __call__(self, intermediate_result) -> None:
+        if self.callback is not None:
+            self.callback(intermediate_result)
+        self.consider(intermediate_result)
+        if self.rounds - 1 - self.best_round >= PATIENCE:
+            raise StopIteration(f"stopped early: the held-out accuracy was not above "
+                                f"{self.best:.4f} (round {self.best_round}) in {PATIENCE} "
+                                "rounds")

@@ -58,6 +58,10 @@ def test_auto_landmarks_fit_the_memory_of_a_column():
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_the_one_call_is_the_continuation_by_hand(small_stages):
+    """Stage 1 is exact IKL on the subsample; stage 2 keeps the round whose model scores best
+    on the held-out points, which is the continuation by hand (``warm_start=True``) stopped
+    after that round: each round's continuation is fitted and scored here by
+    scikit-learn's ``score``."""
     X, y = chessboard(420, seed=2, noise=2)
     settings = dict(family=GaussianARD(), C=10.0, random_state=0, max_iter=4)
     model = IKLClassifier(**settings).fit(X, y)
@@ -69,18 +73,25 @@ def test_the_one_call_is_the_continuation_by_hand(small_stages):
                                                               y[first["points"]])
     exact = dict(accuracy=by_hand.score(X[held], y[held]), scores=by_hand.decision_function(X),
                  status=by_hand.result_.status.value)
-    by_hand.set_params(n_landmarks=40, warm_start=True).fit(X[second["points"]],
-                                                           y[second["points"]])
-    assert first["held_out_accuracy"] == exact["accuracy"]
-    assert second["held_out_accuracy"] == by_hand.score(X[held], y[held])
+    assert first["held_out_accuracy"] == exact["accuracy"] and first["best_round"] == [None]
+    continued = []
+    for rounds in range(1, 5):  # stage 2 stopped after each of its rounds
+        fit = IKLClassifier(**settings, n_landmarks=None).fit(X[first["points"]],
+                                                              y[first["points"]])
+        fit.set_params(n_landmarks=40, warm_start=True, max_iter=rounds)
+        continued.append(fit.fit(X[second["points"]], y[second["points"]]))
+    accuracies = [fit.score(X[held], y[held]) for fit in continued]
+    best = second["best_round"][0]
+    assert second["held_out_accuracy"] == accuracies[best] == max(accuracies)
+    assert all(a < accuracies[best] for a in accuracies[:best])  # the first of equals
     assert second["selected"] == (second["held_out_accuracy"] >= exact["accuracy"])
     assert first["selected"] != second["selected"]
-    kept = (dict(scores=by_hand.decision_function(X), status=by_hand.result_.status.value)
-            if second["selected"] else exact)
-    np.testing.assert_allclose(model.decision_function(X), kept["scores"], rtol=1e-10,
-                               atol=1e-12)
-    assert model.exact_kernel_gap_ == by_hand.exact_kernel_gap_
-    assert model.result_.status.value == kept["status"]
+    kept = continued[best] if second["selected"] else None
+    scores = exact["scores"] if kept is None else kept.decision_function(X)
+    np.testing.assert_allclose(model.decision_function(X), scores, rtol=1e-10, atol=1e-12)
+    assert model.exact_kernel_gap_ == continued[best].exact_kernel_gap_
+    assert model.result_.status.value == (exact["status"] if kept is None
+                                          else continued[-1].result_.status.value)
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
@@ -115,3 +126,12 @@ def test_auto_takes_exact_columns_where_nystrom_columns_do_not_serve(small_stage
     np.testing.assert_array_equal(model.decision_function(X), exact.decision_function(X))
     with pytest.raises(ValueError, match="bounds exact prices"):
         IKLClassifier(**settings, n_landmarks=40).fit(X, y)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_stage_two_stops_after_rounds_without_a_better_held_out_accuracy(small_stages):
+    X, y = chessboard(420, seed=2, noise=2)
+    model = IKLClassifier(family=GaussianARD(), C=10.0, random_state=0, max_iter=30).fit(X, y)
+    second = model.stages_[1]
+    assert second["status"] == ["callback"] and "stopped early" in model.result_.message
+    assert second["rounds"][0] == second["best_round"][0] + large_n.PATIENCE + 1 < 30

@@ -1,13 +1,16 @@
 """Infinite Kernel Learning with the hinge loss (gehler_nowozin): :class:`IKLClassifier`."""
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from numbers import Real
+from typing import Optional
 
 import numpy as np
 from sklearn.utils.validation import validate_data
 
 from ...core.contracts import RunStatus, proves_bound
-from ...core.engine import default_seed
+from ...core.engine import CGResult, default_seed
 from ...utils.sklearn_api import Interval, StrOptions, fit_context
 from ..expansion import KernelExpansion, LandmarkExpansion
 from ..families import LearnedKernel
@@ -15,8 +18,8 @@ from ..names import MASTERS, make_family, make_oracle, register_estimator
 from ..nystrom import NystromSpace, check_nystrom_family, exact_kernel_gap
 from ..space import KernelSpace
 from ...core.progress import report
-from ..large_n import (SUBSAMPLE_ROUNDS, SUBSAMPLE_TIME_SHARE, one_stage_landmarks,
-                       two_stages)
+from ..large_n import (SUBSAMPLE_ROUNDS, SUBSAMPLE_TIME_SHARE, HeldOutRounds,
+                       one_stage_landmarks, two_stages)
 from .base import (ENGINE_CONSTRAINTS, POSITIVE, POSITIVE_INT, ColumnGenerationEstimator,
                    ExpansionClassifierMixin, check_classes, initial_column, one_vs_rest,
                    predict_classes, resolve_obj_tol, store_runs, unchanged_on_error)
@@ -220,17 +223,17 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         records = [self._stage_record("exact on a subsample", sub, None, first, X[held],
                                       y[held])]
         report(self.verbose, records[0]["summary"])
-        spent = max(result.history["time"][-1] for _, result, _ in first)
+        spent = max(f.result.history["time"][-1] for f in first)
         left = None if self.time_limit is None else self.time_limit - spent
         fitted = [first]
         stopped = {RunStatus.INTERRUPTED, RunStatus.CALLBACK}  # by the user: no stage 2
-        if (left is None or left > 0) and not any(r.status in stopped for _, r, _ in first):
-            kernels = [expansion.kernel for expansion, _, _ in first]
+        if (left is None or left > 0) and not any(f.result.status in stopped for f in first):
+            kernels = [f.model.kernel for f in first]
             report(self.verbose, f"stage 2 of 2: Nyström columns on {stages.n_landmarks} "
                                  f"landmarks, {len(train)} points, from the "
                                  f"{sum(len(k.columns) for k in kernels)} columns of stage 1")
             second = stage(X[train], targets[train], (self.classes_, kernels),
-                           stages.n_landmarks, self.max_iter, left)
+                           stages.n_landmarks, self.max_iter, left, (X[held], targets[held]))
             fitted.append(second)
             records.append(self._stage_record("Nyström on all points", train,
                                               stages.n_landmarks, second, X[held], y[held]))
@@ -241,7 +244,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         report(self.verbose, f"kept the model of stage {best + 1}")
         self._store(fitted[best])
         if len(fitted) == 2:
-            gaps = [gap for _, _, gap in fitted[1]]
+            gaps = [f.gap for f in fitted[1]]
             self.exact_kernel_gap_ = gaps[0] if len(gaps) == 1 else np.array(gaps)
         self.stages_, self.held_out_ = records, held
         return self
@@ -249,15 +252,16 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
     def _stage_record(self, name: str, points, n_landmarks, fitted, X_held, y_held):
         """What one stage did: its points (indices), landmarks, statuses, rounds, columns,
         seconds and accuracy on the held-out points (``stages_``)."""
-        results = [result for _, result, _ in fitted]
+        results = [f.result for f in fitted]
         accuracy = float(np.mean(predict_classes(
-            self.classes_, [expansion for expansion, _, _ in fitted], X_held) == y_held))
+            self.classes_, [f.model for f in fitted], X_held) == y_held))
         record = dict(stage=name, points=points, n_landmarks=n_landmarks,
                       status=[r.status.value for r in results], rounds=[r.nit for r in results],
                       columns=[len(r.columns) for r in results],
                       seconds=max(r.history["time"][-1] for r in results),
-                      held_out_accuracy=accuracy, selected=False)
-        gaps = [gap for _, _, gap in fitted if gap is not None]
+                      held_out_accuracy=accuracy, best_round=[f.best_round for f in fitted],
+                      selected=False)
+        gaps = [f.gap for f in fitted if f.gap is not None]
         record["summary"] = (f"  {name} ({len(points)} points): "
                              f"{', '.join(sorted(set(record['status'])))}, "
                              f"{max(record['rounds'])} rounds, {max(record['columns'])} "
@@ -268,10 +272,10 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
 
     def _store(self, fitted) -> None:
         """The attributes of the fitted binary problems ``fitted`` (expansion, result, gap)."""
-        self.expansions_ = [expansion for expansion, _, _ in fitted]
-        store_runs(self, [result for _, result, _ in fitted],
+        self.expansions_ = [f.model for f in fitted]
+        store_runs(self, [f.result for f in fitted],
                    [e.kernel for e in self.expansions_])
-        gaps = [gap for _, _, gap in fitted]
+        gaps = [f.gap for f in fitted]
         if gaps[0] is None:
             vars(self).pop("exact_kernel_gap_", None)  # of an earlier fit
         else:
@@ -297,6 +301,18 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
                     raise ValueError(f"warm_start: the previous fit's column {column} is not "
                                      f"of the family {family!r} on {X.shape[1]} features")
         return [(list(kernel.columns), np.asarray(kernel.weights)) for kernel in kernels]
+
+
+@dataclass(frozen=True)
+class _Fitted:
+    """One binary problem of a stage: the model kept (an expansion), the run's result, the
+    exact-kernel gap of the model (Nyström columns) or None, and the round of the model
+    where held-out points chose it, else None."""
+
+    model: "KernelExpansion | LandmarkExpansion"
+    result: CGResult
+    gap: Optional[float]
+    best_round: Optional[int]
 
 
 class _Stage:
@@ -341,31 +357,62 @@ class _Stage:
         rng = np.random.default_rng(self.landmark_seed)
         return np.sort(rng.choice(len(X), n_landmarks, replace=False))
 
-    def __call__(self, X, targets, previous, n_landmarks, max_iter, time_limit) -> list:
+    def __call__(self, X, targets, previous, n_landmarks, max_iter, time_limit,
+                 held_out=None) -> list:
+        """``held_out``: the points and ±1 targets ``(X_held, targets_held)`` on which each
+        round's model is scored (:class:`~sipkl.kernel_learning.large_n.HeldOutRounds`: the
+        best round's model is kept, and rounds without gain end the run), or None."""
         estimator = self.estimator
         starts = estimator._start_columns(self.family, X, targets.shape[1], previous)
         landmarks = self.landmarks(X, n_landmarks)
+        held = [None] * targets.shape[1] if held_out is None else held_out[1].T
 
         def fit_target(task):  # one binary problem
-            target, seed, (start, weights) = task
+            target, seed, (start, weights), held_target = task
+            if landmarks is None:
+                space = KernelSpace(X, self.family)
+                model_of = functools.partial(_exact_expansion, X)
+            else:
+                space = NystromSpace(X, self.family, landmarks, estimator.device)
+                model_of = functools.partial(_landmark_expansion, space, X[landmarks])
+            watch = (None if held_target is None
+                     else HeldOutRounds(model_of, held_out[0], held_target, estimator.callback))
             engine = estimator._engine(MASTERS[estimator.master](target, estimator.C),
                                        self.oracle, seed, obj_tol=self.obj_tol,
                                        n_price=estimator.n_price, max_iter=max_iter,
-                                       time_limit=time_limit)
-            if landmarks is None:
-                result = engine.run(KernelSpace(X, self.family), start, weights=weights)
-            else:
-                space = NystromSpace(X, self.family, landmarks, estimator.device)
-                result = engine.run(space, start, weights=weights)
-            model = result.master.model
-            w = model.alpha * model.y
-            sv = np.flatnonzero(model.alpha > 0)
-            kernel = LearnedKernel(result.columns, result.weights)
-            if landmarks is None:
-                return KernelExpansion(kernel, X[sv], w[sv], model.bias), result, None
-            coef = np.column_stack([space.landmark_coefficients(c, d, w)
-                                    for c, d in zip(result.columns, result.weights)])
-            gap = exact_kernel_gap(result.columns, result.weights, X[sv], w[sv])[0]
-            return LandmarkExpansion(kernel, X[landmarks], coef, model.bias), result, gap
+                                       time_limit=time_limit,
+                                       callback=estimator.callback if watch is None else watch)
+            result = engine.run(space, start, weights=weights)
+            kept = result
+            if watch is not None:
+                watch.consider(result)  # the run's end: a master solved after the last round
+                kept = watch.best_result
+            model = model_of(kept)
+            gap = None
+            if landmarks is not None:
+                sv = np.flatnonzero(kept.master.model.alpha > 0)
+                w = kept.master.model.alpha * kept.master.model.y
+                gap = exact_kernel_gap(kept.columns, kept.weights, X[sv], w[sv])[0]
+            return _Fitted(model, result, gap, None if watch is None else watch.best_round)
 
-        return estimator._per_target(fit_target, zip(targets.T, self.seeds, starts))
+        return estimator._per_target(fit_target, zip(targets.T, self.seeds, starts, held))
+
+
+def _exact_expansion(X, result) -> KernelExpansion:
+    """The model of a run's ``result`` over exact columns on the points X: its SVM's
+    support vectors."""
+    model = result.master.model
+    sv = np.flatnonzero(model.alpha > 0)
+    kernel = LearnedKernel(result.columns, result.weights)
+    return KernelExpansion(kernel, X[sv], (model.alpha * model.y)[sv], model.bias)
+
+
+def _landmark_expansion(space, X_landmarks, result) -> LandmarkExpansion:
+    """The model of a run's ``result`` over the Nyström columns of ``space``: q kernel
+    values per point and column (:meth:`NystromSpace.landmark_coefficients`)."""
+    model = result.master.model
+    w = model.alpha * model.y
+    coef = np.column_stack([space.landmark_coefficients(c, d, w)
+                            for c, d in zip(result.columns, result.weights)])
+    return LandmarkExpansion(LearnedKernel(result.columns, result.weights), X_landmarks, coef,
+                             model.bias)
