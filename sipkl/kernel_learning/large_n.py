@@ -32,6 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.model_selection import train_test_split
 
+from ..core.progress import report
+
 #: above this many points ``n_landmarks="auto"`` takes the two stages; at most, exact columns
 #: (an exact column of 5000 points is 200 MB)
 EXACT_MAX_N = 5000
@@ -130,10 +132,12 @@ class HeldOutRounds:
     counted from 0). :data:`PATIENCE` rounds in a row without a better accuracy end the run
     (``StopIteration``: status ``callback``, the message says why), as scikit-learn's
     ``HistGradientBoostingClassifier`` stops on its validation set. ``callback``: the
-    user's, called first."""
+    user's, called first; ``verbose`` ≥ 1 prints each round's accuracy
+    (:func:`~sipkl.core.progress.report`)."""
 
-    def __init__(self, model_of, X, target, callback=None):
+    def __init__(self, model_of, X, target, callback=None, verbose=0):
         self.model_of, self.X, self.target, self.callback = model_of, X, target, callback
+        self.verbose = verbose
         self.best, self.best_round, self.best_result, self.model = -np.inf, None, None, None
         self.rounds = 0
 
@@ -144,6 +148,8 @@ class HeldOutRounds:
         if accuracy > self.best:
             self.best, self.best_round, self.best_result = accuracy, self.rounds, result
             self.model = model
+        report(self.verbose, f"          held-out accuracy {accuracy:.4f}  (best {self.best:.4f}"
+                             f" in round {self.best_round})")
         self.rounds += 1
 
     def __call__(self, intermediate_result) -> None:

@@ -198,6 +198,26 @@ def test_a_nystrom_fit_ends_at_its_time_limit():
     assert clf.predict(X).shape == y.shape
 
 
+def send_ctrl_c(sent):
+    """SIGINT to this process, as Ctrl-C sends it; the time it was sent appended to ``sent``."""
+    sent.append(time.perf_counter())
+    os.kill(os.getpid(), signal.SIGINT)
+
+
+def fit_keeping_a_model(clf, X, y, timer):
+    """``clf.fit(X, y)`` with its warnings recorded, then ``timer`` cancelled: the time it
+    returned and the warnings. A ``KeyboardInterrupt`` out of ``fit`` fails the test."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            clf.fit(X, y)
+            return time.perf_counter(), caught
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C propagated out of fit: no model was kept")
+    finally:
+        timer.cancel()
+
+
 @pytest.mark.parametrize("n_jobs", [1, 2])
 def test_ctrl_c_ends_every_class_of_a_one_vs_rest_fit(n_jobs):
     """A 3-class IKL fit that runs for tens of seconds (no objective rule, tol = 1e-8) gets
@@ -211,21 +231,9 @@ def test_ctrl_c_ends_every_class_of_a_one_vs_rest_fit(n_jobs):
     clf = IKLClassifier(family=GaussianARD(), C=10.0, obj_tol=0.0, tol=1e-8, max_iter=1000,
                         random_state=0, n_jobs=n_jobs)
     sent = []
-
-    def ctrl_c():
-        sent.append(time.perf_counter())
-        os.kill(os.getpid(), signal.SIGINT)
-    timer = threading.Timer(2.0, ctrl_c)
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            timer.start()
-            clf.fit(X, y)
-            returned = time.perf_counter()
-    except KeyboardInterrupt:
-        pytest.fail("Ctrl-C propagated out of fit: no model was kept")
-    finally:
-        timer.cancel()
+    timer = threading.Timer(2.0, send_ctrl_c, [sent])
+    timer.start()
+    returned, caught = fit_keeping_a_model(clf, X, y, timer)
     assert sent, "the fit ended before the signal"
     assert returned - sent[0] <= 10.0, returned - sent[0]
     assert [r.status.value for r in clf.result_] == ["interrupted"] * 3
@@ -247,11 +255,7 @@ def test_the_one_call_at_large_n_ends_at_its_time_limit_and_at_ctrl_c(stop):
     X, y = make_checkerboard(20000, 8, 3, random_state=0)
     X = StandardScaler().fit_transform(X)
     sent, calls = [], []
-
-    def ctrl_c():
-        sent.append(time.perf_counter())
-        os.kill(os.getpid(), signal.SIGINT)
-    timer = threading.Timer(5.0, ctrl_c)
+    timer = threading.Timer(5.0, send_ctrl_c, [sent])
 
     def callback(intermediate_result):
         calls.append(intermediate_result)
@@ -260,15 +264,7 @@ def test_the_one_call_at_large_n_ends_at_its_time_limit_and_at_ctrl_c(stop):
     clf = IKLClassifier(family=GaussianARD(), callback=callback,
                         time_limit=20.0 if stop == "time_limit" else None)
     start = time.perf_counter()
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            clf.fit(X, y)
-            returned = time.perf_counter()
-    except KeyboardInterrupt:
-        pytest.fail("Ctrl-C propagated out of fit: no model was kept")
-    finally:
-        timer.cancel()
+    returned, _ = fit_keeping_a_model(clf, X, y, timer)
     overshoot = returned - (start + 20.0 if stop == "time_limit" else sent[0])
     assert overshoot <= 10.0, overshoot
     assert [s["status"][0] for s in clf.stages_][-1] == (

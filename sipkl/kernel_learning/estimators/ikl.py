@@ -376,7 +376,8 @@ class _Stage:
                 space = NystromSpace(X, self.family, landmarks, estimator.device)
                 model_of = functools.partial(_landmark_expansion, space, X[landmarks])
             watch = (None if held_target is None
-                     else HeldOutRounds(model_of, held_out[0], held_target, estimator.callback))
+                     else HeldOutRounds(model_of, held_out[0], held_target, estimator.callback,
+                                        estimator.verbose))
             engine = estimator._engine(MASTERS[estimator.master](target, estimator.C),
                                        self.oracle, seed, obj_tol=self.obj_tol,
                                        n_price=estimator.n_price, max_iter=max_iter,
