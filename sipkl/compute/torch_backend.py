@@ -26,6 +26,16 @@ import numpy as np
 from .features import JITTER, FeatureGram, stacked_gaussian
 
 
+def auto_device():
+    """``"cuda"`` where PyTorch is installed and sees a CUDA device, else ``None`` (NumPy on
+    the CPU): what an estimator's ``device="auto"`` computes on."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    return "cuda" if torch.cuda.is_available() else None
+
+
 def torch_arrays(device):
     """The :class:`TorchArrays` of the torch device named by ``device`` (a string as
     ``torch.device`` takes it: ``"cuda"``, ``"cuda:1"``, ``"cpu"``); a ``ValueError`` naming

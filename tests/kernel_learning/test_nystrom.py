@@ -1,5 +1,6 @@
 """Nyström columns (sipkl.kernel_learning.nystrom) against closed forms built here from the whole kernel."""
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ from sipkl import GaussianARD, GaussianIso, GaussianSeparate, IKLClassifier, Pol
 from sipkl.core.contracts import Column
 from sipkl.kernel_learning.masters.hinge import HingeMKLNewton
 from sipkl.compute.features import FeatureGram
+from sipkl.compute.torch_backend import auto_device
 from sipkl.kernel_learning.nystrom import NystromSpace, exact_kernel_gap
 from sipkl.persistence import load_model, save_model
 from sipkl.kernel_learning.price_matrix import PriceMatrix
@@ -220,3 +222,18 @@ def test_hinge_master_on_nystrom_columns_above_the_working_set_size(budgets, dev
     assert dense.status.value == lazy.status.value == "optimal"
     np.testing.assert_allclose(lazy.weights, dense.weights, atol=1e-4)
     assert lazy.objective == pytest.approx(dense.objective, rel=1e-6)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_device_auto_is_the_cpu_without_a_cuda_device(monkeypatch):
+    """``device="auto"``: NumPy where PyTorch is absent (the same model as ``device=None``),
+    over exact columns too; "cuda" where torch sees a CUDA device."""
+    monkeypatch.setitem(sys.modules, "torch", None)
+    assert auto_device() is None
+    X, y = chessboard(150, seed=1, noise=2)
+    np.testing.assert_array_equal(fitted(X, y, device="auto").decision_function(X),
+                                  fitted(X, y).decision_function(X))
+    fitted(X, y, device="auto", n_landmarks=None, max_iter=1)  # exact columns: the CPU
+    fake = types.SimpleNamespace(cuda=types.SimpleNamespace(is_available=lambda: True))
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    assert auto_device() == "cuda"

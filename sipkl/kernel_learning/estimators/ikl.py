@@ -17,6 +17,7 @@ from ..families import LearnedKernel
 from ..names import MASTERS, make_family, make_oracle, register_estimator
 from ..nystrom import NystromSpace, check_nystrom_family, exact_kernel_gap
 from ..space import KernelSpace
+from ...compute.torch_backend import auto_device
 from ...core.progress import report
 from ..large_n import (SUBSAMPLE_ROUNDS, SUBSAMPLE_TIME_SHARE, HeldOutRounds,
                        one_stage_landmarks, two_stages)
@@ -104,6 +105,9 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         the prices are computed (:mod:`sipkl.compute.torch_backend`); libsvm, the master's steps and
         the oracle's search stay on the CPU. The run agrees with the CPU's to round-off, not
         to the bit, so it may take another path where a round's choice rests on the last bits.
+        ``"auto"``: ``"cuda"`` where PyTorch is installed and sees a CUDA device
+        (:func:`~sipkl.compute.torch_backend.auto_device`), else the CPU; over exact columns
+        (the first stage of a two-stage fit, or ``n_landmarks=None``) it is the CPU.
     warm_start : bool, default=False
         When True and the estimator is fitted, each binary problem's run starts from the
         columns of the previous fit's learned kernel (``kernel_``), its first master from
@@ -205,8 +209,12 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         stages = (None if previous is not None or n_landmarks is None
                   else two_stages(y, n_landmarks, stage_seed))
         if stages is None:  # at most EXACT_MAX_N points, or continuing a fit
-            self._store(stage(X, targets, previous, one_stage_landmarks(len(y), n_landmarks),
-                              self.max_iter, self.time_limit))
+            n_landmarks = one_stage_landmarks(len(y), n_landmarks)
+            if n_landmarks is None and self.device not in (None, "auto"):
+                raise ValueError(f"device={self.device!r} computes Nyström columns: it needs "
+                                 "n_landmarks (or more than 5000 points with 'auto')")
+            self._store(stage(X, targets, previous, n_landmarks, self.max_iter,
+                              self.time_limit))
             self.stages_ = self.held_out_ = None
             return self
         return self._fit_two_stages(stage, stages, X, y, targets)
@@ -325,6 +333,7 @@ class _Stage:
     def __init__(self, estimator, family, oracle, seeds, landmark_seed, obj_tol):
         self.estimator, self.family, self.oracle = estimator, family, oracle
         self.seeds, self.landmark_seed, self.obj_tol = seeds, landmark_seed, obj_tol
+        self.device = auto_device() if estimator.device == "auto" else estimator.device
 
     def nystrom_refusal(self, X):
         """Why Nyström columns do not serve this fit's family, master or oracle, or None."""
@@ -343,11 +352,7 @@ class _Stage:
     def landmarks(self, X, n_landmarks):
         """The sorted indices of ``n_landmarks`` points of X drawn with the landmarks' seed
         (all points where there are fewer), or ``None`` for exact columns."""
-        device = self.estimator.device
         if n_landmarks is None:
-            if device is not None:
-                raise ValueError(f"device={device!r} computes Nyström columns: it needs "
-                                 "n_landmarks")
             return None
         refusal = self.nystrom_refusal(X)
         if refusal is not None:
@@ -373,7 +378,7 @@ class _Stage:
                 space = KernelSpace(X, self.family)
                 model_of = functools.partial(_exact_expansion, X)
             else:
-                space = NystromSpace(X, self.family, landmarks, estimator.device)
+                space = NystromSpace(X, self.family, landmarks, self.device)
                 model_of = functools.partial(_landmark_expansion, space, X[landmarks])
             watch = (None if held_target is None
                      else HeldOutRounds(model_of, held_out[0], held_target, estimator.callback,
