@@ -96,9 +96,10 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         family, master or oracle. Above 5000 points, with ``"auto"`` or a number and no
         ``warm_start``, the fit goes in two stages (:mod:`sipkl.kernel_learning.large_n`):
         exact IKL on a 3000-point subsample for 5 rounds at most, then Nyström columns on
-        all points from its columns, and of the two models the one more accurate on a tenth
-        of the points (2000 at most) held out of both; ``stages_`` says what each did.
-        device : str or None, default=None
+        all points from its columns while its rounds improve the accuracy on a tenth of the
+        points (2000 at most) held out of both, and of the two stages' models (stage 2's
+        best round's) the one more accurate on them; ``stages_`` says what each did.
+    device : str or None, default=None
         ``None``: NumPy on the CPU. With ``n_landmarks``, a PyTorch device (``"cuda"``,
         ``"cuda:1"``; PyTorch is not a dependency of sipkl: it must be installed) on which
         the Nyström columns' features, their products, K(d) on the master's working sets and
@@ -116,7 +117,8 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         stays the fitted one it was). The continuation for large n: fit on a subsample, set
         ``warm_start=True``, fit on all points (the first SVMs on all points then have the
         learned kernel's support, not the default kernel's, where most points can be support
-        vectors at C).
+        vectors at C); above 5000 points ``fit`` makes it itself (``n_landmarks``), and a
+        continued fit there is one stage on Nyström columns.
 
     Attributes
     ----------
