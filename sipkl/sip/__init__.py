@@ -7,6 +7,7 @@ smooth programs that are not convex, written in NumPy: :class:`NonlinearSemiInfi
 """
 from .constraints.nonlinear import FiniteConstraint, NonlinearConstraint
 from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
+from .constraints.worst_case import max_over
 from .masters.discretized import DiscretizedMaster
 from .masters.nonlinear import NonlinearMaster
 from .nonlinear_program import NonlinearSemiInfiniteProgram
@@ -25,4 +26,4 @@ __all__ = ["AffineOracle", "Ball", "Box", "DiscretizedMaster", "Ellipsoid", "Fin
            "FiniteSet", "IndexConstraint", "Intersection", "IntervalOracle", "LipschitzOracle",
            "NonlinearConstraint", "NonlinearMaster", "NonlinearSemiInfiniteProgram", "Polytope",
            "Product", "SIPResult", "SemiInfiniteConstraint", "SemiInfiniteProgram",
-           "SetSearchOracle", "SmoothSet", "robust_counterpart", "robust_program"]
+           "SetSearchOracle", "SmoothSet", "max_over", "robust_counterpart", "robust_program"]

@@ -35,6 +35,7 @@ from ..pricing import GridOracle, MultiStartOracle
 from ..solvers import Status
 from ..solvers.cvx import DEFAULT_SOLVERS, check_solvers
 from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
+from .constraints.worst_case import worst_case_constraints
 from .masters.diagnosis import infeasible_parts, unbounded_direction
 from .masters.discretized import DiscretizedMaster
 from .masters.drop_rule import DropAfterIncrease
@@ -546,7 +547,9 @@ class SemiInfiniteProgram(ProgramBase):
     objective : cvxpy.Minimize or cvxpy.Maximize
     semi_infinite : SemiInfiniteConstraint or list of them
         Each with its own index set; a constraint without a name is called ``"g0"``,
-        ``"g1"``, … by its position.
+        ``"g1"``, … by its position. The worst cases ``max_over(f, x, T)`` of the objective
+        (:mod:`~sipkl.sip.constraints.worst_case`) add theirs after these; without them the
+        list may be empty.
     constraints : list of cvxpy constraints
         The finite constraints.
 
@@ -569,12 +572,16 @@ class SemiInfiniteProgram(ProgramBase):
     ('certified_optimal', 0.04502)
     """
 
-    def __init__(self, objective, semi_infinite, constraints: Sequence = ()):
+    def __init__(self, objective, semi_infinite=(), constraints: Sequence = ()):
         if not isinstance(objective, (cp.Minimize, cp.Maximize)):
             raise TypeError(f"objective must be cvxpy.Minimize or cvxpy.Maximize, got "
                             f"{type(objective).__name__}")
+        constraints = list(constraints)
+        if not all(isinstance(c, cp.constraints.constraint.Constraint) for c in constraints):
+            raise TypeError("constraints must be a list of cvxpy constraints")
         sics = [semi_infinite] if isinstance(semi_infinite, IndexConstraint) \
             else list(semi_infinite)
+        sics += worst_case_constraints(objective, constraints)
         numpy = [(f"g{j}" if c.name is None else c.name, type(c).__name__)
                  for j, c in enumerate(sics)
                  if isinstance(c, IndexConstraint) and not isinstance(c, SemiInfiniteConstraint)]
@@ -583,11 +590,8 @@ class SemiInfiniteProgram(ProgramBase):
                             "written in NumPy and has no cvxpy expressions (solve it with "
                             "sipkl.sip.NonlinearSemiInfiniteProgram)")
         if not sics or not all(isinstance(c, SemiInfiniteConstraint) for c in sics):
-            raise TypeError("semi_infinite must be a SemiInfiniteConstraint or a non-empty "
-                            "list of them")
-        constraints = list(constraints)
-        if not all(isinstance(c, cp.constraints.constraint.Constraint) for c in constraints):
-            raise TypeError("constraints must be a list of cvxpy constraints")
+            raise TypeError("semi_infinite must be a SemiInfiniteConstraint or a list of "
+                            "them, non-empty unless the objective has a max_over")
         super().__init__(objective, sics, constraints)
         self.master = DiscretizedMaster(objective, self.semi_infinite, constraints)
 

@@ -204,7 +204,7 @@ def _interval(value) -> Interval:
         return value
     if isinstance(value, np.ndarray) and value.dtype == object:
         raise TypeError("an object array has no interval form")
-    if type(value).__module__.startswith("cvxpy"):
+    if any(kind.__module__.startswith("cvxpy") for kind in type(value).__mro__):  # subclasses too
         if value.value is None:
             raise TypeError("a cvxpy expression without a value has no interval form")
         value = value.value
