@@ -90,6 +90,15 @@ def violating_pair(v: np.ndarray, y: np.ndarray, alpha: np.ndarray, C: float):
     return v[up].max(), v[low].min()
 
 
+def meets_libsvm_rule(alpha, y, Kw, C: float, tol: float) -> bool:
+    """Whether α ≥ 0 (found outside libsvm, with Kw = K(α∘y)) is an answer libsvm would
+    give: Σ α_i y_i = 0 to 10⁻¹⁰ Σ α_i, and its stopping rule m(α) − M(α) ≤ ``tol`` on every
+    point (:func:`violating_pair`)."""
+    w = alpha * y
+    m, M = violating_pair(y - Kw, y, alpha, C)
+    return abs(w.sum()) <= 1e-10 * np.abs(w).sum() and m - M <= tol
+
+
 def solve_bordered(M: np.ndarray, u: np.ndarray, R: np.ndarray, r, factor=None):
     """``(Z, b)`` solving the bordered system
 
@@ -198,8 +207,7 @@ def svm_on_active_set(K: np.ndarray, y: np.ndarray, C: float, free: np.ndarray,
         free, upper = now_free, now_upper
     else:
         return None
-    m, M = violating_pair(y - Kw, y, alpha, C)
-    if abs(w.sum()) > 1e-10 * np.abs(w).sum() or m - M > tol:
+    if not meets_libsvm_rule(alpha, y, Kw, C, tol):
         return None
     attempt = Attempt("active_set", Status.OPTIMAL, "", time.perf_counter() - start)
     return SVMSolution(alpha, bias, float(alpha.sum() - 0.5 * w @ Kw), Status.OPTIMAL,

@@ -39,7 +39,7 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 
 from .status import Attempt, SolverError, Status
-from .svm import SVMSolution, svm_on_active_set, violating_pair
+from .svm import SVMSolution, meets_libsvm_rule, svm_on_active_set
 
 #: Newton steps of :func:`svm_on_features` before it gives up (μ falls by 10–100 a step
 #: once the iterates are near the central path: 13 steps reached 2·10⁻¹² C on a working
@@ -146,7 +146,7 @@ def _on_sets(Z, y, C, tol, alpha, u, s, xi, bias):
     SVM has v = Gᵀα = 0 and a whole class on its margin — and the iterate itself, with the
     sets' α at their bounds, is the answer where it is feasible (Σ α_i y_i = 0 to
     10⁻¹⁰ Σ α_i) and libsvm's own stopping rule holds at it on every point to ``tol``
-    (:func:`~sipkl.solvers.svm.violating_pair`): what libsvm guarantees for its own."""
+    (:func:`~sipkl.solvers.svm.meets_libsvm_rule`): what libsvm guarantees for its own."""
     lower, upper = alpha / C <= s, u / C <= xi
     free = ~lower & ~upper
     if np.count_nonzero(free) <= Z.shape[1] + 1:
@@ -155,8 +155,7 @@ def _on_sets(Z, y, C, tol, alpha, u, s, xi, bias):
     alpha = np.where(lower, 0.0, np.where(upper, C, alpha))
     w = alpha * y
     Kw = LowRankGram(Z) @ w
-    m, M = violating_pair(y - Kw, y, alpha, C)
-    if abs(w.sum()) > 1e-10 * alpha.sum() or m - M > tol:
+    if not meets_libsvm_rule(alpha, y, Kw, C, tol):
         return None
     attempt = Attempt("degenerate_sets", Status.OPTIMAL, f"{np.count_nonzero(free)} free "
                       f"points for rank {Z.shape[1]}")

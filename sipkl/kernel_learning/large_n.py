@@ -129,7 +129,7 @@ class HeldOutRounds:
     on the held-out points ``X`` (labels ±1 ``target``) of that round's model, ``model_of(
     intermediate_result)``, a callable scoring points; the best (the first of equals) is
     kept, with the result it was made of (``best_result``) and its round (``best_round``,
-    counted from 0). :data:`PATIENCE` rounds in a row without a better accuracy end the run
+    counted from 0); a result of the master solution just scored is not scored again. :data:`PATIENCE` rounds in a row without a better accuracy end the run
     (``StopIteration``: status ``callback``, the message says why), as scikit-learn's
     ``HistGradientBoostingClassifier`` stops on its validation set. ``callback``: the
     user's, called first; ``verbose`` ≥ 1 prints each round's accuracy
@@ -139,10 +139,13 @@ class HeldOutRounds:
         self.model_of, self.X, self.target, self.callback = model_of, X, target, callback
         self.verbose = verbose
         self.best, self.best_round, self.best_result, self.model = -np.inf, None, None, None
-        self.rounds = 0
+        self.rounds, self.last = 0, None
 
     def consider(self, result) -> None:
         """Score the model of ``result`` (a round's, or the run's end) and keep the best."""
+        if self.last is not None and result.master is self.last.master:
+            return  # the run ended at the round it scored last
+        self.last = result
         model = self.model_of(result)
         accuracy = float(np.mean(np.where(model(self.X) > 0, 1.0, -1.0) == self.target))
         if accuracy > self.best:

@@ -205,10 +205,15 @@ class ColumnGenerationEstimator(BaseEstimator):
         return ColumnGeneration(master, oracle, **{**settings, **options})
 
 
+def expansion_scores(expansions, X) -> np.ndarray:
+    """The scores of the kernel ``expansions`` at X, one column each."""
+    return np.column_stack([expansion(X) for expansion in expansions])
+
+
 def predict_classes(classes, expansions, X) -> np.ndarray:
     """The classes that the kernel ``expansions`` predict at X: one expansion, the second
     class where its score is positive; one per class (one-vs-rest), the highest score's."""
-    scores = np.column_stack([expansion(X) for expansion in expansions])
+    scores = expansion_scores(expansions, X)
     if scores.shape[1] == 1:
         return classes[(scores[:, 0] > 0).astype(int)]
     return classes[np.argmax(scores, axis=1)]
@@ -221,7 +226,7 @@ class ExpansionClassifierMixin(ClassifierMixin):
     def decision_function(self, X):
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        scores = np.column_stack([expansion(X) for expansion in self.expansions_])
+        scores = expansion_scores(self.expansions_, X)
         return scores[:, 0] if len(self.expansions_) == 1 else scores
 
     def predict(self, X):

@@ -233,8 +233,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         records = [self._stage_record("exact on a subsample", sub, None, first, X[held],
                                       y[held])]
         report(self.verbose, records[0]["summary"])
-        spent = max(f.result.history["time"][-1] for f in first)
-        left = None if self.time_limit is None else self.time_limit - spent
+        left = None if self.time_limit is None else self.time_limit - records[0]["seconds"]
         fitted = [first]
         stopped = {RunStatus.INTERRUPTED, RunStatus.CALLBACK}  # by the user: no stage 2
         if (left is None or left > 0) and not any(f.result.status in stopped for f in first):
@@ -253,9 +252,7 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         records[best]["selected"] = True
         report(self.verbose, f"kept the model of stage {best + 1}")
         self._store(fitted[best])
-        if len(fitted) == 2:
-            gaps = [f.gap for f in fitted[1]]
-            self.exact_kernel_gap_ = gaps[0] if len(gaps) == 1 else np.array(gaps)
+        self._set_gap(fitted[-1])  # the all-points stage's, whichever model is kept
         self.stages_, self.held_out_ = records, held
         return self
 
@@ -281,10 +278,15 @@ class IKLClassifier(ExpansionClassifierMixin, ColumnGenerationEstimator):
         return record
 
     def _store(self, fitted) -> None:
-        """The attributes of the fitted binary problems ``fitted`` (expansion, result, gap)."""
+        """The attributes of the fitted binary problems ``fitted`` (:class:`_Fitted`)."""
         self.expansions_ = [f.model for f in fitted]
         store_runs(self, [f.result for f in fitted],
                    [e.kernel for e in self.expansions_])
+        self._set_gap(fitted)
+
+    def _set_gap(self, fitted) -> None:
+        """``exact_kernel_gap_`` of the fitted binary problems ``fitted``: one number or an
+        array; removed (an earlier fit's) where their columns are exact."""
         gaps = [f.gap for f in fitted]
         if gaps[0] is None:
             vars(self).pop("exact_kernel_gap_", None)  # of an earlier fit
@@ -329,8 +331,7 @@ class _Stage:
     """One stage of a fit: the binary problems of ``targets`` on the points ``X`` run from
     ``previous`` (the classes and learned kernels of a fit to continue, or None), over
     exact columns or Nyström columns on ``n_landmarks`` landmarks drawn from ``X``, with
-    ``max_iter`` and ``time_limit``; returns one (expansion, result, exact-kernel gap or
-    None) per problem."""
+    ``max_iter`` and ``time_limit``; returns one :class:`_Fitted` per problem."""
 
     def __init__(self, estimator, family, oracle, seeds, landmark_seed, obj_tol):
         self.estimator, self.family, self.oracle = estimator, family, oracle
@@ -391,11 +392,11 @@ class _Stage:
                                        time_limit=time_limit,
                                        callback=estimator.callback if watch is None else watch)
             result = engine.run(space, start, weights=weights)
-            kept = result
-            if watch is not None:
+            if watch is None:
+                kept, model = result, model_of(result)
+            else:
                 watch.consider(result)  # the run's end: a master solved after the last round
-                kept = watch.best_result
-            model = model_of(kept)
+                kept, model = watch.best_result, watch.model
             gap = None
             if landmarks is not None:
                 sv = np.flatnonzero(kept.master.model.alpha > 0)
