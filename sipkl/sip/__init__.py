@@ -5,6 +5,7 @@
 See :class:`SemiInfiniteProgram` and the tutorial "Your first semi-infinite program";
 smooth programs that are not convex, written in NumPy: :class:`NonlinearSemiInfiniteProgram`.
 """
+from .constraints.integral import integral
 from .constraints.nonlinear import FiniteConstraint, NonlinearConstraint
 from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
 from .constraints.worst_case import max_over
@@ -26,4 +27,4 @@ __all__ = ["AffineOracle", "Ball", "Box", "DiscretizedMaster", "Ellipsoid", "Fin
            "FiniteSet", "IndexConstraint", "Intersection", "IntervalOracle", "LipschitzOracle",
            "NonlinearConstraint", "NonlinearMaster", "NonlinearSemiInfiniteProgram", "Polytope",
            "Product", "SIPResult", "SemiInfiniteConstraint", "SemiInfiniteProgram",
-           "SetSearchOracle", "SmoothSet", "max_over", "robust_counterpart", "robust_program"]
+           "SetSearchOracle", "SmoothSet", "integral", "max_over", "robust_counterpart", "robust_program"]

@@ -288,7 +288,10 @@ def fine_discretization(problem, rounds=10):
 
 #: problems whose masters over finite sets have a face of optimal x, so that x_k need not
 #: converge (and its violation not vanish) while the value does: watson8's p touches exp(s² +
-#: u²) tangentially at (2/5, 2/5), a condition that finite sets impose only in the limit
+#: u²) tangentially at (2/5, 2/5), a condition that finite sets impose only in the limit.
+#: Which x of the face Clarabel returns follows the round-off of the data: the objective's
+#: coefficients as fractions, 1.9·10⁻⁷; as the Gauss–Legendre rule's integral of the
+#: quadratics (the same to 10⁻¹⁶), 2.5·10⁻⁶ — so their violation is checked to 10⁻⁵ only
 NOT_UNIQUE = {"watson8"}
 
 
@@ -307,7 +310,7 @@ def test_a_fine_discretization_reproduces_the_optimum(name):
     problem = PROBLEMS[name]
     value, _, violation = fine_discretization(problem)
     assert value == pytest.approx(problem.optimum, rel=1e-8, abs=1e-12)
-    assert violation <= (1e-6 if name in NOT_UNIQUE else 1e-10)
+    assert violation <= (1e-5 if name in NOT_UNIQUE else 1e-10)
 
 
 def stated_measure_bound(problem, measure):

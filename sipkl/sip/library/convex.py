@@ -55,6 +55,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.special import roots_jacobi
 
+from ..constraints.integral import integral
 from ..constraints.semi_infinite import SemiInfiniteConstraint
 from ..program import SemiInfiniteProgram
 from ..sets.box import Box
@@ -211,7 +212,9 @@ def _one_sided_tan(n: int) -> LiteratureProblem:
             + (" = tan(1)/4 + 3·tan(1/3)/4; the SIF file TFI2's solution line 0.64903110696 "
                "is its 101-point discretization's value" if n == 3 else "")
         ),
-        objective=lambda x: cp.Minimize((1.0 / np.arange(1, n + 1)) @ x),
+        objective=lambda x: cp.Minimize(integral(  # ∫_0^1 p, p of degree n − 1
+            lambda x, t: _powers(t[..., 0], n) @ x, x, Box([0.0], [1.0]), n - 1,
+            vectorized=True)),
         # |d/dt g| ≤ sec²(1) + Σ_k k·|x_k| on [0, 1]
         constraints=(IndexedConstraint("tan", g, grad_t, (0.0,), (1.0,), lambda x: (
             1.0 / np.cos(1.0) ** 2 + np.arange(n) @ np.abs(x))),),
@@ -353,10 +356,15 @@ def _disc_projection() -> LiteratureProblem:
     )
 
 
+def _biquadratic_basis(t) -> np.ndarray:
+    """s^i u^j (i, j < 3, i the slower index) at the points t = (s, u)."""
+    basis = _powers(t[..., 0], 3)[..., :, None] * _powers(t[..., 1], 3)[..., None, :]
+    return basis.reshape(*t.shape[:-1], 9)
+
+
 def _tensor_exp2d() -> LiteratureProblem:
     def g(x, t):
-        basis = _powers(t[..., 0], 3)[..., :, None] * _powers(t[..., 1], 3)[..., None, :]
-        return np.exp(t[..., 0] + t[..., 1]) - basis.reshape(*t.shape[:-1], 9) @ x
+        return np.exp(t[..., 0] + t[..., 1]) - _biquadratic_basis(t) @ x
 
     def grad_t(x, t):  # ∂g/∂s = e^(s+t) − Σ i·x_ij s^(i−1) t^j, ∂g/∂t likewise
         coefficients = np.reshape(x, (3, 3))
@@ -372,7 +380,6 @@ def _tensor_exp2d() -> LiteratureProblem:
         return np.hypot(np.e**2 + degree @ weight.sum(1), np.e**2 + degree @ weight.sum(0))
 
     nodes, weights = upper_quadrature(3)
-    means = 1.0 / np.arange(1, 4)
     return LiteratureProblem(
         name="tensor_exp2d",
         source=(
@@ -388,7 +395,9 @@ def _tensor_exp2d() -> LiteratureProblem:
             "feasible (both factors ≥ the positive factors of e^s·e^t) and the product of "
             "the 1-D Gauss–Radau measures is dual feasible, with equal values"
         ),
-        objective=lambda x: cp.Minimize(np.outer(means, means).ravel() @ x),
+        objective=lambda x: cp.Minimize(integral(  # ∫∫ p over [0, 1]², p of degree 4
+            lambda x, t: _biquadratic_basis(t) @ x, x, Box([0.0, 0.0], [1.0, 1.0]), 4,
+            vectorized=True)),
         constraints=(IndexedConstraint("exp", g, grad_t, (0.0, 0.0), (1.0, 1.0), lipschitz),),
     )
 
@@ -874,7 +883,6 @@ def _watson8() -> LiteratureProblem:
         ds, du = _quadratic_slope_bounds(x)
         return np.hypot(2 * np.e**2 + ds, 2 * np.e**2 + du)
 
-    weights = np.array([1.0, 1 / 2, 1 / 2, 1 / 3, 1 / 4, 1 / 3])
     return LiteratureProblem(
         name="watson8",
         source=_WATSON.format(k=8) + ": the one-sided L1 approximation min ∫∫ p over "
@@ -892,7 +900,9 @@ def _watson8() -> LiteratureProblem:
             "it: a fine discretization in cvxpy with local refinement, polished by Newton's "
             "method on the KKT system, gives 2.43564348816129, feasible to 10⁻¹⁵, touching at "
             "these four nodes"),
-        objective=lambda x: cp.Minimize(weights @ x),
+        objective=lambda x: cp.Minimize(integral(  # ∫∫ p over [0, 1]², p quadratic
+            lambda x, t: _quadratic_basis(t) @ x, x, Box([0.0, 0.0], [1.0, 1.0]), 2,
+            vectorized=True)),
         constraints=(IndexedConstraint("exp", g, grad_t, (0.0, 0.0), (1.0, 1.0), lipschitz),),
     )
 

@@ -119,6 +119,13 @@ class IndexSet:
         conic form (the default)."""
         raise ValueError(f"robust_counterpart: no conic form of {self!r}")
 
+    def quadrature(self, degree: int):
+        """A :class:`~sipkl.sip.sets.quadrature.QuadratureRule` that integrates the
+        polynomials of total degree ≤ ``degree`` over the set exactly; a ``TypeError`` for a
+        set without one (the default: boxes, simplices and polytopes have one)."""
+        raise TypeError(f"T: {self!r} has no quadrature rule (Box, Polytope and "
+                        "Polytope.simplex have one)")
+
     def inequalities(self):
         """``(lower, upper, rows)``: the set as its bounding box and smooth inequalities
         ``fun(t) ≤ 0``, ``rows`` a list of pairs ``(fun, jac)`` on rows of points (``jac``

@@ -7,6 +7,7 @@ from ...utils.validation import finite_array
 from .base import IndexSet
 from .conic import cube
 from .geometry import nlp_arrays, rounded_up, spread_points
+from .quadrature import QuadratureRule, box_rule, checked_degree
 
 
 class Box(IndexSet):
@@ -94,6 +95,13 @@ class Box(IndexSet):
     def nlp(self) -> dict:
         """No inequality beyond the bounds (see :meth:`ConvexSet.nlp`)."""
         return nlp_arrays(self.dim)
+
+    def quadrature(self, degree: int) -> QuadratureRule:
+        """Tensor Gauss–Legendre, exact for total degree ``degree``, with its remainder
+        bound (:mod:`~sipkl.sip.sets.quadrature`)."""
+        degree = checked_degree(degree)
+        return QuadratureRule(*box_rule(self.lower, self.upper, degree), degree, self,
+                              widths=self.upper - self.lower)
 
     def projector(self):
         """The cube ``[−1, 1]^p`` in the frame of the half-widths (see

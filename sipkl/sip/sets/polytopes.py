@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 from scipy.optimize import nnls
+from scipy.spatial import HalfspaceIntersection
 
 from ...utils.validation import finite_array
 from .base import ConvexSet
 from .conic import ConicForm, moved
 from .geometry import (analytic_centre, best_vertex, check_interior, linear_rows, lp_max,
                        nlp_arrays, onto_budget, polytope_vertices, rounded_up, vertex)
+from .quadrature import QuadratureRule, box_rule, checked_degree, polytope_rule, simplex_rule
 
 
 class Polytope(ConvexSet):
@@ -199,6 +201,25 @@ class Polytope(ConvexSet):
             y[tight] = nnls(self._A_z[tight].T, c)[0]
         return y
 
+    def vertices(self) -> np.ndarray:
+        """The set's vertices (rows, in its units): those found in its frame on construction
+        where there were few enough row subsets, else Qhull's intersection of the
+        half-spaces about the analytic centre."""
+        if self._vertices is not None:
+            return self._mid + self._half * self._vertices
+        return HalfspaceIntersection(np.column_stack([self.A, -self.b]),
+                                     self.centre()).intersections
+
+    def quadrature(self, degree: int) -> QuadratureRule:
+        """Exact for total degree ``degree``: Gauss–Legendre on an interval (p = 1, with its
+        remainder bound), else Stroud's rule on each simplex of the Delaunay triangulation
+        of the vertices (:mod:`~sipkl.sip.sets.quadrature`)."""
+        degree = checked_degree(degree)
+        if self.dim == 1:
+            return QuadratureRule(*box_rule(self.lower, self.upper, degree), degree, self,
+                                  widths=self.upper - self.lower)
+        return QuadratureRule(*polytope_rule(self.vertices(), degree), degree, self)
+
     def nlp(self) -> dict:
         return nlp_arrays(self.dim, A_t=self.A, b=self.b)
 
@@ -245,6 +266,15 @@ class Simplex(Polytope):
         p = self.A.shape[1]
         z = (2.0 - p - np.sqrt(p)) / (np.sqrt(p) * (np.sqrt(p) + 1.0))
         return np.r_[np.full(p, z), 1.0 + z]
+
+    def quadrature(self, degree: int) -> QuadratureRule:
+        """Stroud's conical product rule on the simplex itself, exact for total degree
+        ``degree`` (:mod:`~sipkl.sip.sets.quadrature`)."""
+        degree = checked_degree(degree)
+        if self.dim == 1:
+            return super().quadrature(degree)
+        vertices = np.vstack([np.zeros(self.dim), self.size * np.eye(self.dim)])
+        return QuadratureRule(*simplex_rule(vertices, degree), degree, self)
 
     def project(self, points) -> np.ndarray:
         """The Euclidean projections of the rows of ``points`` onto the simplex: the positive
@@ -353,6 +383,10 @@ class Budget(Polytope):
         b = np.r_[self.center / self.radius, -self.center / self.radius, np.ones(p),
                   self.budget]
         return nlp_arrays(p, p, A_t, A_w, b)
+
+    def quadrature(self, degree: int):
+        """None here: a ``TypeError`` (write the set as a :class:`Polytope` of its rows)."""
+        raise TypeError(f"T: {self!r} has no quadrature rule; write it as a Polytope(A, b)")
 
     @property
     def A(self):
