@@ -17,7 +17,16 @@ from .status import Attempt, Status
 #: default 1e-4 an SCS answer's KKT residual reached 3e-4, at 1e-9 it stays below 1e-8, so
 #: an answer from the last fallback is not less accurate than the first solver's
 DEFAULT_SOLVERS = ("CLARABEL", "ECOS", "SCS")
-SOLVER_OPTIONS: dict[str, dict] = {"SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 100_000}}
+#: the default list of a problem with integer or boolean variables: HiGHS (mixed-integer
+#: LPs), then ECOS's branch and bound (mixed-integer conic programs: a quadratic objective, a
+#: second-order cone), each asked to prove its answer within a relative gap of 10⁻¹⁰ (their
+#: defaults: 10⁻⁴ and 10⁻³; HiGHS's absolute gap 10⁻¹², ECOS_BB's stays 10⁻⁶, below which
+#: its answers turned ``optimal_inaccurate``) with integrality to 10⁻⁹
+MIXED_INTEGER_SOLVERS = ("HIGHS", "ECOS_BB")
+SOLVER_OPTIONS: dict[str, dict] = {
+    "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 100_000},
+    "HIGHS": {"mip_rel_gap": 1e-10, "mip_abs_gap": 1e-12, "mip_feasibility_tolerance": 1e-9},
+    "ECOS_BB": {"mi_rel_eps": 1e-10, "mi_int_tol": 1e-9, "mi_max_iters": 100_000}}
 
 #: the interior-point solvers: their certificates of infeasibility and unboundedness hold to
 #: their tolerances, so that their verdicts outrank those of every other solver (first-order

@@ -5,6 +5,7 @@
 See :class:`SemiInfiniteProgram` and the tutorial "Your first semi-infinite program";
 smooth programs that are not convex, written in NumPy: :class:`NonlinearSemiInfiniteProgram`.
 """
+from .constraints.decision_rules import DecisionRule, decision_rule
 from .constraints.integral import integral
 from .constraints.nonlinear import FiniteConstraint, NonlinearConstraint
 from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
@@ -23,8 +24,9 @@ from .sets.polytopes import Polytope
 from .sets.product import Product
 from .sets.smooth import SmoothSet
 
-__all__ = ["AffineOracle", "Ball", "Box", "DiscretizedMaster", "Ellipsoid", "FiniteConstraint",
-           "FiniteSet", "IndexConstraint", "Intersection", "IntervalOracle", "LipschitzOracle",
-           "NonlinearConstraint", "NonlinearMaster", "NonlinearSemiInfiniteProgram", "Polytope",
-           "Product", "SIPResult", "SemiInfiniteConstraint", "SemiInfiniteProgram",
-           "SetSearchOracle", "SmoothSet", "integral", "max_over", "robust_counterpart", "robust_program"]
+__all__ = ["AffineOracle", "Ball", "Box", "DecisionRule", "DiscretizedMaster", "Ellipsoid",
+           "FiniteConstraint", "FiniteSet", "IndexConstraint", "Intersection", "IntervalOracle",
+           "LipschitzOracle", "NonlinearConstraint", "NonlinearMaster",
+           "NonlinearSemiInfiniteProgram", "Polytope", "Product", "SIPResult",
+           "SemiInfiniteConstraint", "SemiInfiniteProgram", "SetSearchOracle", "SmoothSet",
+           "decision_rule", "integral", "max_over", "robust_counterpart", "robust_program"]

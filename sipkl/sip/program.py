@@ -33,7 +33,7 @@ from ..core.engine import ColumnGeneration
 from ..core.run_status import RunStatus
 from ..pricing import GridOracle, MultiStartOracle
 from ..solvers import Status
-from ..solvers.cvx import DEFAULT_SOLVERS, check_solvers
+from ..solvers.cvx import DEFAULT_SOLVERS, MIXED_INTEGER_SOLVERS, check_solvers
 from .constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint
 from .constraints.worst_case import worst_case_constraints
 from .masters.diagnosis import infeasible_parts, unbounded_direction
@@ -438,12 +438,22 @@ class ProgramBase(abc.ABC):
         violation = np.nan if price is None else max(
             (float(c.values(p.x, t).max()) for c, p, t in
              zip(self.semi_infinite, price, check_points) if len(t)), default=-np.inf)
-        return {"points": points, "multipliers": [np.asarray(cg.weights)[g] for g in groups],
+        multipliers = [np.full(len(g), np.nan) if self.master.integer
+                       else np.asarray(cg.weights)[g] for g in groups]
+        return {"points": points, "multipliers": multipliers,
                 "max_violation": violation, "upper_bound": cg.upper_bound,
                 "violation_proved": cg.upper_bound is not None,
-                "lower_bound": cg.master.objective if relaxed else None, "cut": None,
+                "lower_bound": self._bound(cg.master) if relaxed else None, "cut": None,
                 "reduction": None, "bracket": None,
                 "scales": [] if price is None else [p.scale for p in price]}
+
+    def _bound(self, solution) -> float:
+        """The bound on the optimum of the master's optimal ``solution``: its value, less
+        its gap for a mixed-integer master (a minimization's; more, a maximization's)."""
+        if not self.master.integer:
+            return solution.objective
+        sense = 1.0 if isinstance(self.master.objective, cp.Minimize) else -1.0
+        return solution.objective - sense * solution.gap
 
     @staticmethod
     def _reduced(result: SIPResult, reduced, stopped: bool) -> bool:
@@ -598,7 +608,7 @@ class SemiInfiniteProgram(ProgramBase):
     # -- solving -------------------------------------------------------------------
     def solve(self, oracle=None, *, tol: float = 1e-6, atol: float = 0.0, max_iter: int = 100,
               time_limit: float = None, lipschitz=None, initial_points=None, n_price=None,
-              prune="increase", random_state=None, verbose: int = 0, callback=None,
+              prune=None, random_state=None, verbose: int = 0, callback=None,
               solvers: Sequence[str] = DEFAULT_SOLVERS, checkpoint=None,
               resume=None, reduce=None, certify=None, bracket=None,
               counterparts=None) -> SIPResult:
@@ -694,8 +704,10 @@ class SemiInfiniteProgram(ProgramBase):
             every maximizer of the violation that carries one may move in one round (the
             exchange method), where a smaller cap moves some of them per round — e.g. 5 of
             the 11 extrema of the Chebyshev approximation of t¹⁰.
-        prune : {"increase", True, False}
-            When to drop the index points whose multiplier is 0. ``"increase"`` (default):
+        prune : {"increase", True, False}, optional
+            When to drop the index points whose multiplier is 0. ``"increase"`` (the default
+            of a continuous program; a mixed-integer one has no multipliers and keeps every
+            point, ``False``, the only value it takes):
             after a master solve whose value has increased (decreased, for a maximization)
             by more than ``DROP_RTOL`` times the objective's scale since the last drop, and
             else keep every point (:class:`~sipkl.sip.masters.drop_rule.DropAfterIncrease`; the
@@ -719,7 +731,11 @@ class SemiInfiniteProgram(ProgramBase):
             ``callback(intermediate_result)`` (a :class:`SIPResult`) after each iteration;
             raise ``StopIteration`` to stop.
         solvers : sequence of str
-            cvxpy solvers for the master, tried in order.
+            cvxpy solvers for the master, tried in order. With integer or boolean variables
+            the default list is :data:`~sipkl.solvers.cvx.MIXED_INTEGER_SOLVERS` (HiGHS for
+            mixed-integer LPs, ECOS_BB for mixed-integer conic programs), and the run has no
+            local reduction (``reduce=True`` is a ``ValueError``) and no multipliers
+            (``multipliers`` are NaN): see :class:`~sipkl.sip.DiscretizedMaster`.
         checkpoint, resume : path, optional
             Write the run's state there after each iteration / continue the run saved there
             (as for :class:`~sipkl.core.engine.ColumnGeneration`): the same problem solved with the
@@ -734,9 +750,13 @@ class SemiInfiniteProgram(ProgramBase):
                              "index sets (proofs by a Lipschitz constant or by interval "
                              "arithmetic on g)")
         n_price = self._n_price(n_price)
-        prune = self._prune(prune, 1 if isinstance(self.objective, cp.Minimize) else -1)
+        solvers = check_solvers(solvers)
+        if self.master.integer:
+            prune, reduce, solvers = self._integer_options(prune, reduce, solvers)
+        prune = self._prune("increase" if prune is None else prune,
+                            1 if isinstance(self.objective, cp.Minimize) else -1)
         space = IndexPointSpace(self.semi_infinite, constants)
-        self.master.solvers = check_solvers(solvers)
+        self.master.solvers = solvers
         if counterparts is None:
             counterparts = oracle is None
         self.master.counterparts = affine_counterparts(self.semi_infinite, skip={
@@ -760,6 +780,10 @@ class SemiInfiniteProgram(ProgramBase):
                               checkpoint=checkpoint)
         run = engine.run(space, columns, resume)
         result = self._result(run)
+        if self.master.integer:
+            result.message += ("; the master is mixed-integer: its bound is the value of its "
+                               "solver's proof (the value less its gap), and it has no "
+                               "multipliers: every index point kept, no local reduction")
         duals = {} if run.master.model is None else run.master.model.counterpart_multipliers
         if reduce and (result.success or result.status is RunStatus.ITERATION_LIMIT):
             duals = self._reduce(result, tol + atol, clock.at) or duals
@@ -779,6 +803,19 @@ class SemiInfiniteProgram(ProgramBase):
             self._bracket(result, columns, constants, tol + atol, clock.at)
         return result
 
+    @staticmethod
+    def _integer_options(prune, reduce, solvers) -> tuple:
+        """``(prune, reduce, solvers)`` of a mixed-integer program: no point dropped and no
+        local reduction (both read multipliers, which it has none of: a ``ValueError`` where
+        one is asked for), the mixed-integer solvers in place of the default list."""
+        if prune not in (None, False):
+            raise ValueError(f"prune: a mixed-integer master has no multipliers to drop index "
+                             f"points by; it keeps every one (prune=False), got {prune!r}")
+        if reduce:
+            raise ValueError("reduce: the local reduction steps on the multipliers of a "
+                             "continuous master; a mixed-integer one has none")
+        return False, False, MIXED_INTEGER_SOLVERS if solvers == DEFAULT_SOLVERS else solvers
+
     def solve_discretized(self, n_points: int = 101,
                           solvers: Sequence[str] = DEFAULT_SOLVERS) -> SIPResult:
         """Solve the same master once over the fixed grid :meth:`discretize` (the baseline).
@@ -788,7 +825,9 @@ class SemiInfiniteProgram(ProgramBase):
         optimal); ``max_violation`` is measured on the grid with ``2·n_points − 1`` points per
         coordinate (the grid and its midpoints).
         """
-        self.master.solvers = check_solvers(solvers)
+        solvers = check_solvers(solvers)
+        self.master.solvers = MIXED_INTEGER_SOLVERS if self.master.integer \
+            and solvers == DEFAULT_SOLVERS else solvers
         self.master.counterparts, self.master.tight = [], False
         return self._solve_on_grid(n_points)
 
@@ -886,7 +925,7 @@ class SemiInfiniteProgram(ProgramBase):
         result.status, result.success = RunStatus.CERTIFIED_OPTIMAL, True
         result.message += (f"; certified: interval arithmetic proved every violation ≤ "
                            f"{max(bounds):.3g} of its scale (cut {cut:.3g}), and f(x) is "
-                           f"within {max(gap, 0.0):.3g} of the relaxation {lower:.10g}")
+                           f"within {max(0.0, gap):.3g} of the relaxation {lower:.10g}")
 
     def _bracket(self, result: SIPResult, columns, constants, tol: float,
                  deadline) -> None:

@@ -19,7 +19,7 @@ import numpy as np
 
 from ...core.contracts import Column, MasterBase, MasterSolution
 from ...solvers import Status, solve_cvxpy, solve_tightly
-from ...solvers.cvx import DEFAULT_SOLVERS, check_solvers
+from ...solvers.cvx import DEFAULT_SOLVERS, SOLVER_OPTIONS, check_solvers
 from ..constraints.semi_infinite import IndexConstraint, SemiInfiniteConstraint, magnitude
 from ..pricing.space import ConstraintPrice
 from .conic_data import ConicDataMaster
@@ -49,6 +49,8 @@ class IndexPointMaster(MasterBase):
     unbounded)."""
 
     empty_start = True
+    #: whether some variable is integer (a mixed-integer master, without multipliers)
+    integer = False
     #: n, the number of scalar variables of the program (each master sets it)
     n_variables: int
 
@@ -107,7 +109,18 @@ class DiscretizedMaster(IndexPointMaster):
     ``column_prices`` are the relative values g_j(x_k, t)/s_j at the index points.
 
     ``gap`` is 0: cvxpy reports no duality gap, and the master's optimality is the solver's
-    status (``optimal``; anything else is no certificate). ``model`` (a
+    status (``optimal``; anything else is no certificate).
+
+    With integer or boolean variables (``integer``) the master is a mixed-integer program:
+    still a relaxation of the semi-infinite program over the same integrality (the outer
+    approximation needs no duals), solved by the mixed-integer solvers
+    (:data:`~sipkl.solvers.cvx.MIXED_INTEGER_SOLVERS` where the default list was given),
+    ``optimal`` only within their relative gap (:data:`~sipkl.solvers.cvx.SOLVER_OPTIONS`).
+    Its integer variables are rounded to the nearest integers (the solvers hold them
+    integral to 10⁻⁹) before anything is priced. It has no multipliers: its ``weights`` are 0, and neither the drop rule nor the local
+    reduction, which read them, applies. Its ``gap`` is the distance from its value to the
+    bound its solver proved (:func:`integer_gap`), so that the relaxation's bound is the
+    value less the gap. ``model`` (a
     :class:`DiscretizedModel`) holds the values of every variable, the price, and σ_f at
     this solution (the scale of the next solve). The problem may be infeasible or
     unbounded: then the solution is the failed one with that status, which the engine
@@ -133,8 +146,11 @@ class DiscretizedMaster(IndexPointMaster):
         #: at the centre (:func:`~sipkl.sip.robust.affine_counterparts`)
         self.references = [(c.T.initial_points(1)[0], c.expressions(c.T.initial_points(1)))
                            for c in self.semi_infinite]
-        self.variables = cp.Problem(objective, self.constraints + [
-            e <= 0 for _, exprs in self.references for e in exprs]).variables()
+        whole = cp.Problem(objective, self.constraints + [
+            e <= 0 for _, exprs in self.references for e in exprs])
+        self.variables = whole.variables()
+        #: whether some variable is integer or boolean (a mixed-integer master)
+        self.integer = whole.is_mixed_integer()
         self.n_variables = sum(v.size for v in self.variables)
         # 1/σ_f and 1/s_j in the problem of a run's first pair of solves
         self._inverse_objective_scale = cp.Parameter(nonneg=True, value=1.0)
@@ -156,11 +172,11 @@ class DiscretizedMaster(IndexPointMaster):
     def conic_data(self) -> ConicDataMaster | None:
         """The master as numbers (:mod:`~sipkl.sip.masters.conic_data`), solved without
         cvxpy's compilation, where every semi-infinite constraint is imposed by a numeric
-        counterpart, the rest is affine and the solvers are the default ones (``None``
-        elsewhere; made once per set of counterparts)."""
+        counterpart, the rest is affine and continuous and the solvers are the default ones
+        (``None`` elsewhere; made once per set of counterparts)."""
         if self._conic_data is None:
-            applies = self.solvers == DEFAULT_SOLVERS and self.semi_infinite and len(
-                self.imposed) == len(self.semi_infinite)
+            applies = self.solvers == DEFAULT_SOLVERS and not self.integer \
+                and self.semi_infinite and len(self.imposed) == len(self.semi_infinite)
             self._conic_data = (applies and ConicDataMaster.of(
                 self.objective, self.finite_constraints, self.counterparts,
                 self.variables)) or False
@@ -269,9 +285,12 @@ class DiscretizedMaster(IndexPointMaster):
             attempts, value = attempts + more, problem.value
         if not status.usable or any(v.value is None for v in self.variables):
             return MasterSolution.failed(len(columns), status, attempts)
+        for variable in self.variables:  # integral to the solver's tolerance: made integral
+            if variable.attributes["integer"] or variable.attributes["boolean"]:
+                variable.project_and_assign(variable.value)
         weights = np.zeros(len(columns))
         for group, constraint, scale in zip(groups, imposed, self._scales):
-            if constraint is not None:
+            if constraint is not None and not self.integer:
                 duals = np.clip(np.ravel(constraint.dual_value), 0.0, None)
                 weights[group] = duals * self._objective_scale / scale
         price = [ConstraintPrice(sic.x_value(), positive_scale(float(np.max(
@@ -282,9 +301,11 @@ class DiscretizedMaster(IndexPointMaster):
         for group, exprs, p in zip(groups, expressions, price):
             if exprs:
                 relative[group] = np.ravel(cp.hstack(exprs).value) / p.scale
+        gap = integer_gap(problem, attempts[-1].solver) if self.integer else 0.0
         solution = MasterSolution(
             weights=weights, objective=float(value) * self._objective_scale,
-            price=price, threshold=0.0, gap=0.0, status=status, attempts=attempts,
+            price=price, threshold=0.0, gap=gap * self._objective_scale, status=status,
+            attempts=attempts,
             model=DiscretizedModel([v.value for v in self.variables], price,
                                    counterpart_multipliers=self.counterpart_multipliers(
                                        self._objective_scale)),
@@ -312,6 +333,22 @@ class DiscretizedMaster(IndexPointMaster):
         problem = cp.Problem(type(self.objective)(objective),
                              self.constraints + [c for c in imposed if c is not None])
         return problem, imposed, expressions
+
+
+def integer_gap(problem: cp.Problem, solver: str) -> float:
+    """The gap between the value of the mixed-integer ``problem`` solved by ``solver`` and
+    the bound the solver proved: HiGHS's own (its objective less its dual bound), ECOS_BB's
+    stopping rule's largest, max(mi_abs_eps, mi_rel_eps·|value|) (:data:`SOLVER_OPTIONS`, its
+    defaults 10⁻⁶ and 10⁻³ where not set), 0 for another solver (its ``optimal`` taken as
+    stated)."""
+    if solver == "HIGHS":
+        info = problem.solver_stats.extra_stats
+        return abs(float(info.objective_function_value) - float(info.mip_dual_bound))
+    if solver == "ECOS_BB":
+        options = SOLVER_OPTIONS.get("ECOS_BB", {})
+        return max(options.get("mi_abs_eps", 1e-6),
+                   options.get("mi_rel_eps", 1e-3) * abs(float(problem.value)))
+    return 0.0
 
 
 def _positive(value) -> bool:

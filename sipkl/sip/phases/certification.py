@@ -17,6 +17,8 @@ at tight tolerances here), as every relaxation of the exchange method does.
 """
 from __future__ import annotations
 
+import cvxpy as cp
+
 from ...solvers import Status
 from ..pricing.branch_and_bound import IntervalOracle, LipschitzOracle
 from ..pricing.space import ConstraintPrice, IndexPointPricing
@@ -87,7 +89,8 @@ def proved_violations(semi_infinite, scales, cut: float, exact: dict, deadline):
 def relaxation(master, columns) -> float | None:
     """The value of the restricted master over ``columns``, a relaxation of the program;
     ``None`` where it is not solved to optimality. Solved at tight tolerances
-    (:func:`~sipkl.solvers.cvx.solve_tightly`): its value is the bound. The variables and
+    (:func:`~sipkl.solvers.cvx.solve_tightly`): its value is the bound (a mixed-integer
+    master's: less its gap). The variables and
     the master's scales keep their values."""
     values, state = [v.value for v in master.variables], master.get_state()
     tight, master.tight = master.tight, True
@@ -96,6 +99,8 @@ def relaxation(master, columns) -> float | None:
     finally:
         master.tight = tight
     value = solution.objective if solution.status is Status.OPTIMAL else None
+    if value is not None and master.integer:  # the bound its solver proved
+        value -= (1.0 if isinstance(master.objective, cp.Minimize) else -1.0) * solution.gap
     master.set_values(values)
     master.set_state(state)
     return value
