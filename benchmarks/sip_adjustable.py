@@ -33,13 +33,11 @@ Writes benchmarks/results/sip_adjustable.md.
 from __future__ import annotations
 
 import argparse
-import gc
 import itertools
 import logging
 import os
 import platform
 import statistics
-import time
 from pathlib import Path
 from typing import NamedTuple
 
@@ -47,6 +45,7 @@ import cvxpy as cp
 import numpy as np
 from scipy.optimize import linprog
 
+from sip_robust import take_turns
 from sipkl.sip import Box, SemiInfiniteConstraint, SemiInfiniteProgram, decision_rule, max_over
 
 HERE = Path(__file__).resolve().parent
@@ -158,20 +157,8 @@ def solve_pyros(pb: Transport):
 
 def run(tools, pb: Transport, f_ref: float, repeats: int) -> list:
     """Per tool: the median time of ``repeats`` runs, the error and the status, or "—" with
-    the error a tool raised."""
-    times, answers = {tool: [] for tool in tools}, {}
-    for _ in range(repeats):
-        for tool in tools:
-            if isinstance(answers.get(tool), Exception):
-                continue
-            gc.collect()
-            start = time.perf_counter()
-            try:
-                answers[tool] = tool(pb)
-            except Exception as exc:  # a tool's failure is a result
-                answers[tool] = exc
-                continue
-            times[tool].append(time.perf_counter() - start)
+    the error a tool raised (the turns of ``sip_robust.take_turns``)."""
+    times, answers = take_turns(tools, pb, repeats)
     row = []
     for tool in tools:
         if isinstance(answers[tool], Exception):

@@ -461,9 +461,9 @@ def quiet():
         os.close(null)
 
 
-def run(tools, pb: Problem, f_ref: float, repeats: int) -> list:
-    """Per tool, [time, error, violation, status] of the median of ``repeats`` runs (the
-    last run's answer), or "—" with the reason. The tools take turns, each run after a
+def take_turns(tools, pb, repeats: int) -> tuple[dict, dict]:
+    """Per tool, the seconds of each of ``repeats`` runs on ``pb`` and its last answer, or
+    the exception it raised (then it runs no more). The tools take turns, each run after a
     garbage collection, so that none pays for the objects another left behind."""
     times, answers = {tool: [] for tool in tools}, {}
     for _ in range(repeats):
@@ -479,6 +479,13 @@ def run(tools, pb: Problem, f_ref: float, repeats: int) -> list:
                 answers[tool] = exc
                 continue
             times[tool].append(time.perf_counter() - start)
+    return times, answers
+
+
+def run(tools, pb: Problem, f_ref: float, repeats: int) -> list:
+    """Per tool, [time, error, violation, status] of the median of ``repeats`` runs (the
+    last run's answer), or "—" with the reason (:func:`take_turns`)."""
+    times, answers = take_turns(tools, pb, repeats)
     row = []
     for tool in tools:
         if isinstance(answers[tool], Exception):
