@@ -48,7 +48,8 @@ SIBLINGS = [("sipkl.pricing", "sipkl.compute"), ("sipkl.sip", "sipkl.kernel_lear
 #: the semi-infinite programs' sub-folders, lowest first (a program never imports compute)
 SIP_ORDER = (("sipkl.sip.sets",), ("sipkl.sip.constraints",), ("sipkl.sip.pricing",),
              ("sipkl.sip.masters",), ("sipkl.sip.phases",),
-             ("sipkl.sip.program", "sipkl.sip.nonlinear_program", "sipkl.sip.robust"),
+             ("sipkl.sip.program", "sipkl.sip.nonlinear_program", "sipkl.sip.robust",
+              "sipkl.sip.generalized"),
              ("sipkl.sip.library",), ("sipkl.sip",))
 
 #: kernel learning's sub-folders and modules, lowest first
