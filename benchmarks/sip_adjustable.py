@@ -25,9 +25,16 @@ every constraint affine in t attains its worst case, as one LP in (x, the rule's
 coefficients, the epigraph τ) by SciPy's HiGHS. Reported per tool: the median time of
 ``--repeats`` runs (the tools take turns), the error |f − f_ref| / max(1, |f_ref|).
 
+Second, Ben-Tal, Goryashko, Guslitzer & Nemirovski's (2004) inventory over K periods
+(:class:`Inventory`), with non-anticipative rules — the order of period k reads the demands
+d₁ … d_{k−1}, the epigraph of its cost d₁ … d_k (sipkl's ``depends_on``, RSOME's
+``adapt``) — beside RSOME (PyROS's rules read every uncertain parameter: another
+program); the reference its corner program in cvxpy by HiGHS up to ``CORNER_PERIODS``,
+RSOME's optimum beyond.
+
 Needs RSOME, Pyomo and HiGHS (the extra ``sip-peers``).
 
-Run:  .venv/bin/python benchmarks/sip_adjustable.py [--repeats 3]
+Run:  .venv/bin/python benchmarks/sip_adjustable.py [--repeats 3] [--problems transport inventory]
 Writes benchmarks/results/sip_adjustable.md.
 """
 from __future__ import annotations
@@ -50,6 +57,9 @@ from sipkl.sip import Box, SemiInfiniteConstraint, SemiInfiniteProgram, decision
 
 HERE = Path(__file__).resolve().parent
 SIZES = [(3, 2), (5, 4), (8, 6)]
+INVENTORY_PERIODS = [4, 8, 12]
+#: the most periods whose corner program is the reference (2^K corners)
+CORNER_PERIODS = 8
 
 
 class Transport(NamedTuple):
@@ -155,6 +165,73 @@ def solve_pyros(pb: Transport):
     return float(res.final_objective_value), str(res.pyros_termination_condition).split(".")[-1]
 
 
+class Inventory(NamedTuple):
+    """Ben-Tal, Goryashko, Guslitzer & Nemirovski's (2004) inventory: K periods, demands in
+    [lo, hi], orders in [0, cap] at cost 1, holding 2 and backlog 5 per unit."""
+    K: int
+    lo: float = 80.0
+    hi: float = 120.0
+    cap: float = 150.0
+
+
+def inventory_reference(pb: Inventory) -> float:
+    """The non-anticipative program at the 2^K corners, in cvxpy (HiGHS, a vertex)."""
+    D = np.array(list(itertools.product((pb.lo, pb.hi), repeat=pb.K)))
+    q0, y0 = cp.Variable(pb.K), cp.Variable(pb.K)
+    qa, ya = [cp.Variable(k) for k in range(pb.K)], [cp.Variable(k + 1) for k in range(pb.K)]
+    q = [q0[k] + (D[:, :k] @ qa[k] if k else 0) for k in range(pb.K)]
+    y = [y0[k] + D[:, :k + 1] @ ya[k] for k in range(pb.K)]
+    tau, rows = cp.Variable(), []
+    for k in range(pb.K):
+        stock = sum(q[:k + 1]) - D[:, :k + 1].sum(1)
+        rows += [y[k] >= 2 * stock, y[k] >= -5 * stock, q[k] >= 0, q[k] <= pb.cap]
+    problem = cp.Problem(cp.Minimize(tau), rows + [sum(q) + sum(y) <= tau])
+    problem.solve(solver="HIGHS")
+    return float(problem.value)
+
+
+def solve_inventory_sipkl(pb: Inventory):
+    T = Box(np.full(pb.K, pb.lo), np.full(pb.K, pb.hi))
+    orders = [decision_rule(1, T, depends_on=range(k)) for k in range(1, pb.K)]
+    costs = [decision_rule(1, T, depends_on=range(k + 1)) for k in range(pb.K)]
+    now = cp.Variable()
+
+    def q(x, t):  # every period's order at the points t: (m, K)
+        return cp.hstack([cp.multiply(np.ones((len(t), 1)), x)] + [rule(t) for rule in orders])
+
+    def stock(x, t):  # the inventory after each period
+        return cp.cumsum(q(x, t) - t, axis=1)
+
+    def y(t):
+        return cp.hstack([rule(t) for rule in costs])
+    sics = [SemiInfiniteConstraint(g, now, T, vectorized=True) for g in [
+        *(lambda x, t, k=k: 2 * stock(x, t)[:, k] - y(t)[:, k] for k in range(pb.K)),
+        *(lambda x, t, k=k: -5 * stock(x, t)[:, k] - y(t)[:, k] for k in range(pb.K)),
+        *(lambda x, t, k=k: -q(x, t)[:, k] for k in range(1, pb.K)),
+        *(lambda x, t, k=k: q(x, t)[:, k] - pb.cap for k in range(1, pb.K))]]
+    total = max_over(lambda x, t: cp.sum(q(x, t) + y(t), axis=1), now, T, vectorized=True)
+    result = SemiInfiniteProgram(cp.Minimize(total), sics, [now >= 0, now <= pb.cap]).solve()
+    return result.objective, result.status.value
+
+
+def solve_inventory_rsome(pb: Inventory):
+    from rsome import lpg_solver, ro
+    model = ro.Model()
+    d, q, y = model.rvar(pb.K), model.ldr(pb.K), model.ldr(pb.K)
+    for k in range(pb.K):
+        if k:
+            q[k].adapt(d[:k])
+        y[k].adapt(d[:k + 1])
+    box = (d >= pb.lo, d <= pb.hi)
+    model.minmax(q.sum() + y.sum(), box)
+    for k in range(pb.K):
+        stock = q[:k + 1].sum() - d[:k + 1].sum()
+        model.st((y[k] >= 2 * stock).forall(box), (y[k] >= -5 * stock).forall(box))
+    model.st((q >= 0).forall(box), (q <= pb.cap).forall(box))
+    model.solve(lpg_solver, display=False)
+    return model.get(), f"HiGHS (SciPy): {model.solution.status}"
+
+
 def run(tools, pb: Transport, f_ref: float, repeats: int) -> list:
     """Per tool: the median time of ``repeats`` runs, the error and the status, or "—" with
     the error a tool raised (the turns of ``sip_robust.take_turns``)."""
@@ -175,23 +252,38 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", default=str(HERE / "results" / "sip_adjustable.md"))
+    parser.add_argument("--problems", nargs="+", default=["transport", "inventory"],
+                        choices=["transport", "inventory"])
     args = parser.parse_args(argv)
     logging.getLogger("pyomo.contrib.pyros").setLevel(logging.ERROR)
     lines = [f"Machine: {os.cpu_count()} CPUs, {platform.platform()}, Python "
              f"{platform.python_version()}; sipkl {version('sipkl')}, RSOME {version('rsome')}, "
              f"Pyomo {version('pyomo')}. Times: median of {args.repeats} runs (s; the tools "
-             "take turns), model building included; error = |f − f_ref| / max(1, |f_ref|).",
-             "", "| plants × customers | rule coefficients | reference f | sipkl time | error "
-             "| status | RSOME time | error | status | PyROS time | error | termination |",
-             "|" + "---|" * 12]
+             "take turns), model building included; error = |f − f_ref| / max(1, |f_ref|)."]
+    if "transport" in args.problems:
+        lines += ["", "| plants × customers | rule coefficients | reference f | sipkl time "
+                  "| error | status | RSOME time | error | status | PyROS time | error | "
+                  "termination |", "|" + "---|" * 12]
     print("\n".join(lines), flush=True)
-    for plants, customers in SIZES:
+    for plants, customers in SIZES if "transport" in args.problems else ():
         pb = instance(plants, customers)
         f_ref = reference(pb)
         row = [f"{plants} × {customers}", str(plants * customers * (customers + 1)),
                f"{f_ref:.10g}"]
         row += run((solve_sipkl, solve_rsome, solve_pyros), pb, f_ref, args.repeats)
         lines.append("| " + " | ".join(row) + " |")
+        print(lines[-1], flush=True)
+    if "inventory" in args.problems:
+        lines += ["", "| inventory periods K | reference f | sipkl time | error | status | "
+                  "RSOME time | error | status |", "|" + "---|" * 8]
+        print("\n".join(lines[-3:]), flush=True)
+    for K in INVENTORY_PERIODS if "inventory" in args.problems else ():
+        pb = Inventory(K)
+        corners = K <= CORNER_PERIODS
+        f_ref = inventory_reference(pb) if corners else solve_inventory_rsome(pb)[0]
+        answers = run((solve_inventory_sipkl, solve_inventory_rsome), pb, f_ref, args.repeats)
+        lines.append("| " + " | ".join([str(K), f"{f_ref:.10g}" + (
+            "" if corners else " (RSOME's: 2^K corners are too many)")] + answers) + " |")
         print(lines[-1], flush=True)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text("\n".join(lines) + "\n")

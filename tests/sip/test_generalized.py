@@ -11,6 +11,9 @@ from scipy.optimize import minimize
 from sipkl.sip import Box, GeneralizedSemiInfiniteProgram, LowerLevelConstraint
 from sipkl.sip.library.generalized import PROBLEMS, STEIN_STILL
 
+#: local solutions of nonconvex programs (IPOPT's and SLSQP's paths)
+pytestmark = pytest.mark.roundoff
+
 
 @pytest.mark.parametrize("name", list(PROBLEMS))
 def test_design_centering_reaches_its_published_optimum(name):

@@ -145,6 +145,7 @@ def test_one_sided_approximations_written_with_integrals_reach_those_written_by_
     assert ours.objective == pytest.approx(problem.optimum, rel=1e-8)
 
 
+@pytest.mark.roundoff  # the exchange method's path, a local search on the simplex
 @pytest.mark.parametrize("size", [1.0, 1e3])
 def test_the_one_sided_approximation_on_a_triangle(size):
     """min ∫_Δ p s.t. p(t) ≥ e^((s + u)/size) on Δ = {t ≥ 0, s + u ≤ size}, p a quadratic in

@@ -44,9 +44,14 @@ class DecisionRule:
     T : index set
         The set whose points the rule answers (its bounding box is the rule's frame).
     degree : int
+    depends_on : tuple of int
+        The coordinates of t the rule reads (all by default): a rule decided before the
+        other coordinates are known (non-anticipative, in a multi-stage program) reads only
+        those known then.
     """
 
-    def __init__(self, size: int, T: IndexSet, degree: int = 1, name: str = None):
+    def __init__(self, size: int, T: IndexSet, degree: int = 1, depends_on=None,
+                 name: str = None):
         if not (isinstance(size, (int, np.integer)) and not isinstance(size, bool)
                 and size >= 1):
             raise ValueError(f"size must be an integer ≥ 1, got {size!r}")
@@ -57,10 +62,11 @@ class DecisionRule:
         if not isinstance(T, IndexSet):
             raise TypeError(f"T must be an index set, got {type(T).__name__}")
         self.T, self.degree, self.size = T, int(degree), int(size)
+        self.depends_on = checked_coordinates(depends_on, T.dim)
         self._centre = 0.5 * (T.lower + T.upper)
         self._half = 0.5 * (T.upper - T.lower)
-        self._monomials = [m for d in range(self.degree + 1)
-                           for m in itertools.combinations_with_replacement(range(T.dim), d)]
+        self._monomials = [m for d in range(self.degree + 1) for m in
+                           itertools.combinations_with_replacement(self.depends_on, d)]
         self.coefficients = cp.Variable((len(self._monomials), self.size),
                                         name=name or "decision_rule")
 
@@ -88,10 +94,12 @@ class DecisionRule:
         return f"DecisionRule({self.size} entries, {kind} in t ∈ {self.T!r})"
 
 
-def decision_rule(size: int, T: IndexSet, degree: int = 1, name: str = None) -> DecisionRule:
+def decision_rule(size: int, T: IndexSet, degree: int = 1, depends_on=None,
+                  name: str = None) -> DecisionRule:
     """An adjustable variable of ``size`` entries, z(t) for t ∈ ``T``, as a polynomial rule
     of ``degree`` (0 static, 1 affine — the default —, 2 quadratic) in the coordinates of T's
-    bounding box (module doc). Write it into g as ``z(t)``.
+    bounding box (module doc), or in those of ``depends_on`` only (the coordinates of t
+    known when z is decided). Write it into g as ``z(t)``.
 
     Examples
     --------
@@ -103,4 +111,17 @@ def decision_rule(size: int, T: IndexSet, degree: int = 1, name: str = None) -> 
     >>> z(np.array([[0.0], [10.0]])).shape     # two points: a (2, 2) cvxpy expression
     (2, 2)
     """
-    return DecisionRule(size, T, degree, name)
+    return DecisionRule(size, T, degree, depends_on, name)
+
+
+def checked_coordinates(depends_on, p: int) -> tuple:
+    """``depends_on`` as a sorted tuple of distinct coordinates of t (0 … p − 1; all where
+    ``None``), else a ``ValueError`` naming it."""
+    if depends_on is None:
+        return tuple(range(p))
+    coordinates = tuple(sorted(set(np.atleast_1d(depends_on).tolist())))
+    if len(coordinates) != np.size(depends_on) or not all(
+            isinstance(k, int) and 0 <= k < p for k in coordinates):
+        raise ValueError(f"depends_on must list distinct coordinates of t among 0 … {p - 1}, "
+                         f"got {depends_on!r}")
+    return coordinates
