@@ -50,6 +50,7 @@ def box_boundary(x, s):  # [x₃, x₁] × [x₄, x₂], its perimeter walked at
     return corners[side] + along[:, None] * (corners[side + 1] - corners[side])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, boundary, volume", [
     ("design_cent_1", disc_boundary, lambda x: np.pi * x[2] ** 2),
     ("design_cent_4", box_boundary, lambda x: (x[0] - x[2]) * (x[1] - x[3]))])
@@ -66,6 +67,7 @@ def test_design_centering_against_the_sampled_boundary(name, boundary, volume):
     assert problem.solve().fun == pytest.approx(found.fun, rel=1e-5)
 
 
+@pytest.mark.slow
 def test_the_same_run_in_other_units():
     """design_cent_1 with y and x in units 10³ times smaller (G and the box scaled): the same
     relaxations, the volume 10⁶ times larger, the same x scaled."""

@@ -27,6 +27,7 @@ compares with the rule of degree 2D + 1 there and everywhere.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -49,11 +50,15 @@ def nodes_per_axis(degree: int) -> int:
     return degree // 2 + 1
 
 
+@functools.lru_cache(maxsize=None)
 def gauss_jacobi_unit(k: int, power: int) -> tuple[np.ndarray, np.ndarray]:
     """The k-point Gauss rule of ∫_0^1 F(ξ) (1 − ξ)^power dξ (Gauss–Legendre for power 0):
-    scipy's Gauss–Jacobi rule on [−1, 1] with α = power, β = 0, mapped by ξ = (x + 1)/2."""
+    scipy's Gauss–Jacobi rule on [−1, 1] with α = power, β = 0, mapped by ξ = (x + 1)/2
+    (computed once per (k, power); read-only arrays)."""
     x, w = roots_jacobi(k, float(power), 0.0)
-    return (x + 1.0) / 2.0, w / 2.0 ** (power + 1)
+    nodes, weights = (x + 1.0) / 2.0, w / 2.0 ** (power + 1)
+    nodes.flags.writeable = weights.flags.writeable = False
+    return nodes, weights
 
 
 def _tensor(axes: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
