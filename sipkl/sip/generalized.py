@@ -48,7 +48,6 @@ from ..solvers import Status
 from ..solvers.nlp import minimize_nlp
 from .constraints.semi_infinite import FD_STEP, checked_callable, checked_name
 from .sets.box import Box
-from .sets.geometry import spread_points
 
 #: Scholtes' relaxation parameters τ, in turn (fractions of the rows' magnitudes)
 TAUS = (1e-2, 1e-4, 1e-6, 1e-8, 1e-10, 1e-12)
@@ -118,8 +117,7 @@ class LowerLevelConstraint:
 
     def sample(self, x, size: int) -> tuple[np.ndarray, np.ndarray]:
         """The points of a spread sample of the box that lie in T(x), and g there."""
-        points = self.box.lower + spread_points(self.box.dim, size) * (self.box.upper
-                                                                        - self.box.lower)
+        points = self.box.initial_points(size)
         inside = np.array([np.all(self.values(x, t) <= 0) for t in points])
         points = points[inside]
         return points, np.array([float(self.g(x, t)) for t in points])
@@ -214,7 +212,7 @@ class GeneralizedSemiInfiniteProgram:
         every lower level, which the first relaxation then moves with x."""
         parts, scales = [x0], []
         for c in self.constraints:
-            points = c.box.lower + spread_points(c.box.dim, 256) * (c.box.upper - c.box.lower)
+            points = c.box.initial_points(256)
             g = np.array([float(c.g(x0, t)) for t in points])
             v = np.array([c.values(x0, t) for t in points])
             inside = np.all(v <= 0, axis=1)
